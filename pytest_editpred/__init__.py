@@ -1,0 +1,58 @@
+"""pytest-editpred: every edit-prediction example is a pytest item.
+
+The public names are imported lazily, so ``import pytest_editpred`` (which pytest does
+on every run through the plugin entry point) costs next to nothing.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from ._exceptions import *  # noqa: F403  (light: the whole error tree)
+from ._exceptions import __all__ as _error_names
+
+if TYPE_CHECKING:
+    from ._cursor import ExpectedPatch, format_cursor_excerpt, parse_cursor_excerpt
+    from ._diff import apply_to_string, parse_diff
+    from ._example import Example, RecentFile, Source
+    from ._json import from_json, from_jsonl, to_json
+    from ._load import load_examples
+    from ._markdown import from_markdown, to_markdown
+    from ._patch import Patched, apply_patch
+
+_LAZY = {
+    "Example": "_example",
+    "RecentFile": "_example",
+    "Source": "_example",
+    "ExpectedPatch": "_cursor",
+    "parse_cursor_excerpt": "_cursor",
+    "format_cursor_excerpt": "_cursor",
+    "parse_diff": "_diff",
+    "apply_to_string": "_diff",
+    "from_markdown": "_markdown",
+    "to_markdown": "_markdown",
+    "from_json": "_json",
+    "from_jsonl": "_json",
+    "to_json": "_json",
+    "load_examples": "_load",
+    "Patched": "_patch",
+    "apply_patch": "_patch",
+}
+
+__all__ = sorted([*_LAZY, *_error_names, "__version__"])
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("pytest-editpred")
+        except PackageNotFoundError:  # pragma: no cover - running from a checkout
+            return "0.0.0"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,271 @@
+"""Every error pytest-editpred raises, in one tree.
+
+Each error says *where* (example file and 1-based line), *what* went wrong and *how
+to fix it*. The branch an error sits on decides the pytest outcome::
+
+    EditPredError                    base class; nothing else ever escapes the core
+    ├── ExampleError                 the example is broken            -> pytest ERROR
+    │   ├── FormatError              the file cannot be read as an example
+    │   │   ├── FrontMatterError         bad or missing ``+++`` TOML front matter
+    │   │   ├── HeadingLevelError        an H5/H6 heading (Zed: "Unexpected heading level")
+    │   │   ├── IndentedCodeBlockError   an indented code block
+    │   │   ├── MissingCursorBlockError  no ``## Cursor Position`` fence with a path
+    │   │   └── JSONFormatError          a .json/.jsonl example that is not an Example
+    │   ├── CursorMarkerError        no, or an unusable, cursor marker
+    │   ├── DiffError                a diff that cannot be parsed or placed
+    │   │   ├── DiffParseError           a malformed diff line or header
+    │   │   ├── ContextNotFoundError     hunk context occurs nowhere
+    │   │   ├── ContextNotUniqueError    hunk context occurs more than once
+    │   │   └── NoSuchPathError          a diff names a file that is not there
+    │   └── SceneError               the moment cannot be rebuilt from the repository
+    │       ├── RefusedRepositoryError   a URL git could turn into a command, or no mapping
+    │       ├── UnsafePathError          an absolute path, ``..`` or a symlink out of the tree
+    │       ├── InvalidRevisionError     a revision that is not a hexadecimal object id
+    │       ├── UnknownRevisionError     the revision is not in the repository
+    │       ├── MissingFileError         a file missing at the revision
+    │       ├── UncommittedDiffError     ``git apply`` refused the uncommitted diff
+    │       ├── EditHistoryError         the edit history does not apply
+    │       ├── CursorNotFoundError      the cursor excerpt occurs nowhere
+    │       └── CursorAmbiguousError     the cursor excerpt occurs more than once
+    ├── InfrastructureError          git, disk or network failed      -> pytest ERROR
+    │   ├── GitError                     a git command failed
+    │   ├── OfflineError                 the network is needed but --editpred-offline
+    │   └── ProviderUnavailableError     the model server could not be reached (after retries)
+    ├── PredictionError              the model's answer is unusable   -> pytest FAILED
+    └── ConfigError                  a bad option or ini value        -> usage error
+
+A wrong answer is never an exception: it is a failed verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "EditPredError",
+    "ExampleError",
+    "FormatError",
+    "FrontMatterError",
+    "HeadingLevelError",
+    "IndentedCodeBlockError",
+    "MissingCursorBlockError",
+    "JSONFormatError",
+    "CursorMarkerError",
+    "DiffError",
+    "DiffParseError",
+    "ContextNotFoundError",
+    "ContextNotUniqueError",
+    "NoSuchPathError",
+    "SceneError",
+    "RefusedRepositoryError",
+    "UnsafePathError",
+    "InvalidRevisionError",
+    "UnknownRevisionError",
+    "MissingFileError",
+    "UncommittedDiffError",
+    "EditHistoryError",
+    "CursorNotFoundError",
+    "CursorAmbiguousError",
+    "InfrastructureError",
+    "GitError",
+    "OfflineError",
+    "ProviderUnavailableError",
+    "PredictionError",
+    "ConfigError",
+]
+
+
+class EditPredError(Exception):
+    """Base of every pytest-editpred error.
+
+    ``reason`` says what is wrong, ``fix`` how to mend it; ``path`` and ``line``
+    (1-based) say where, when known. Callers that know more about the location (the
+    example file, the line of the fence a diff came from) fill it in with
+    :meth:`locate`, so the low-level code need not know about files.
+    """
+
+    default_fix = ""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        fix: str | None = None,
+        path: str | Path | None = None,
+        line: int | None = None,
+    ) -> None:
+        self.reason = reason
+        self.fix = self.default_fix if fix is None else fix
+        self.path = str(path) if path is not None else None
+        self.line = line
+        super().__init__(reason)
+
+    def locate(self, path: str | Path | None, line: int | None = None) -> EditPredError:
+        """Fill in the location if it is not known yet; returns ``self`` to re-raise."""
+        if self.path is None and path is not None:
+            self.path = str(path)
+        if self.line is None and line is not None:
+            self.line = line
+        return self
+
+    def shift(self, lines: int) -> EditPredError:
+        """Move a line number that is relative to a code block to the file's frame."""
+        if self.line is not None:
+            self.line += lines
+        return self
+
+    @property
+    def where(self) -> str:
+        if self.path is None:
+            return ""
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+    def __str__(self) -> str:
+        head = f"{self.where}: {self.reason}" if self.where else self.reason
+        return f"{head}\n  fix: {self.fix}" if self.fix else head
+
+
+class ExampleError(EditPredError):
+    """The example itself is broken; the item is an ERROR, the session goes on."""
+
+
+class FormatError(ExampleError):
+    default_fix = "Follow the layout of Zed's edit-prediction evals (see the README)."
+
+
+class FrontMatterError(FormatError):
+    default_fix = (
+        "Start the file with '+++' on its own line, then TOML with repository_url and "
+        "revision strings, then a closing '+++' line."
+    )
+
+
+class HeadingLevelError(FormatError):
+    default_fix = "Use '#' for the name, '##' for sections and '###'/'####' for notes."
+
+
+class IndentedCodeBlockError(FormatError):
+    default_fix = (
+        "Put code in a fenced block (```), or indent the paragraph by less than 4 spaces."
+    )
+
+
+class MissingCursorBlockError(FormatError):
+    default_fix = (
+        "Add a '## Cursor Position' section with a fenced block whose info string is the "
+        "file path, e.g. ```src/app.py, and mark the cursor in it."
+    )
+
+
+class JSONFormatError(FormatError):
+    default_fix = "Write one Example object with Zed's field names (see the README)."
+
+
+class CursorMarkerError(ExampleError):
+    default_fix = (
+        "Mark the cursor inline with <|user_cursor|>, or put a comment line under the "
+        "cursor line with '^[CURSOR_POSITION]' under the cursor column or "
+        "'<[CURSOR_POSITION]' indented to it."
+    )
+
+
+class DiffError(ExampleError):
+    default_fix = "Check the diff against the file it applies to."
+
+
+class DiffParseError(DiffError):
+    pass
+
+
+class ContextNotFoundError(DiffError):
+    default_fix = (
+        "The hunk's context and '-' lines must occur in the file exactly as written "
+        "(whitespace included)."
+    )
+
+
+class ContextNotUniqueError(DiffError):
+    default_fix = (
+        "Add context lines so the hunk occurs once, or give its '@@ -N' header the "
+        "right line number to pick one occurrence."
+    )
+
+
+class NoSuchPathError(DiffError):
+    default_fix = "Use a path relative to the repository root, as in '--- a/src/app.py'."
+
+
+class SceneError(ExampleError):
+    pass
+
+
+class RefusedRepositoryError(SceneError):
+    default_fix = (
+        "Use an https://, ssh:// or git@host:owner/repo URL, or map the URL to a local "
+        "repository with --editpred-repo URL=PATH or the editpred_repos ini key."
+    )
+
+
+class UnsafePathError(SceneError):
+    default_fix = "Use a relative path inside the repository, without '..'."
+
+
+class InvalidRevisionError(SceneError):
+    default_fix = "Give the revision as a full or abbreviated hexadecimal commit id."
+
+
+class UnknownRevisionError(SceneError):
+    default_fix = "Check the revision, or map the URL to a repository that has it."
+
+
+class MissingFileError(SceneError):
+    default_fix = "Check the path against the repository at that revision."
+
+
+class UncommittedDiffError(SceneError):
+    default_fix = (
+        "The uncommitted diff goes through 'git apply': its line numbers, counts and "
+        "context must be exact."
+    )
+
+
+class EditHistoryError(SceneError):
+    default_fix = "Each edit-history hunk must match the file as the earlier edits left it."
+
+
+class CursorNotFoundError(SceneError):
+    default_fix = (
+        "The cursor excerpt (without its marker line) must occur in the file as it is "
+        "after the edit history."
+    )
+
+
+class CursorAmbiguousError(SceneError):
+    default_fix = "Add lines to the cursor excerpt so it occurs only once in the file."
+
+
+class InfrastructureError(EditPredError):
+    """git, the disk or the network failed; the item is an ERROR, never a FAILED."""
+
+
+class GitError(InfrastructureError):
+    pass
+
+
+class OfflineError(InfrastructureError):
+    default_fix = (
+        "Map the URL to a local repository or bundle with --editpred-repo URL=PATH, or "
+        "run once without --editpred-offline to fill the cache."
+    )
+
+
+class ProviderUnavailableError(InfrastructureError):
+    default_fix = "Check that the model server is up, the base URL and the timeout."
+
+
+class PredictionError(EditPredError):
+    """The model answered, but the answer cannot be used: the item FAILED."""
+
+
+class ConfigError(EditPredError):
+    """A bad command-line option or ini value."""

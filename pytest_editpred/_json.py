@@ -1,0 +1,175 @@
+"""Read and write examples as JSON and JSONL with Zed's serde field names (§5.2).
+
+``ep`` output loads as it is: the pipeline fields Zed adds (``prompt_inputs``,
+``predictions``, ``score``, ``telemetry``, ...) are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ._example import Example, RecentFile, Source
+from ._exceptions import JSONFormatError
+
+__all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict"]
+
+
+def _text(data: dict[str, Any], key: str, *, required: bool, where: str | None, line: int) -> str:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise JSONFormatError(f"the example has no '{key}'", path=where, line=line)
+        return ""
+    if not isinstance(value, str):
+        raise JSONFormatError(
+            f"'{key}' must be a string, not {type(value).__name__}", path=where, line=line
+        )
+    return value
+
+
+def _recent(data: dict[str, Any], key: str, where: str | None, line: int) -> tuple[RecentFile, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise JSONFormatError(f"'{key}' must be a list", path=where, line=line)
+    files = []
+    for entry in value:
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("path"), str)
+            or not isinstance(entry.get("cursor_position"), (int, type(None)))
+            or isinstance(entry.get("cursor_position"), bool)
+        ):
+            raise JSONFormatError(
+                f"each entry of '{key}' must be {{\"path\": str, \"cursor_position\": int?}}",
+                path=where,
+                line=line,
+            )
+        files.append(RecentFile(entry["path"], entry.get("cursor_position")))
+    return tuple(files)
+
+
+def _strings(data: dict[str, Any], key: str, where: str | None, line: int) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise JSONFormatError(f"'{key}' must be a list of strings", path=where, line=line)
+    return tuple(value)
+
+
+def example_from_dict(
+    data: Any, *, path: str | None = None, line: int = 1, default_name: str = ""
+) -> Example:
+    """An :class:`Example` from a decoded Zed ``Example`` object."""
+    if not isinstance(data, dict):
+        raise JSONFormatError(
+            f"an example must be a JSON object, not {type(data).__name__}", path=path, line=line
+        )
+    rejected = data.get("rejected_patch")
+    reasoning = data.get("reasoning")
+    flag = data.get("uncommitted_diff_contains_edit_history", False)
+    if rejected is not None and not isinstance(rejected, str):
+        raise JSONFormatError("'rejected_patch' must be a string", path=path, line=line)
+    if reasoning is not None and not isinstance(reasoning, str):
+        raise JSONFormatError("'reasoning' must be a string", path=path, line=line)
+    if not isinstance(flag, bool):
+        raise JSONFormatError(
+            "'uncommitted_diff_contains_edit_history' must be true or false", path=path, line=line
+        )
+    cursor_path = _text(data, "cursor_path", required=True, where=path, line=line)
+    cursor_position = _text(data, "cursor_position", required=True, where=path, line=line)
+    if not cursor_path or not cursor_position:
+        raise JSONFormatError(
+            "'cursor_path' and 'cursor_position' must not be empty", path=path, line=line
+        )
+    return Example(
+        name=_text(data, "name", required=False, where=path, line=line) or default_name,
+        repository_url=_text(data, "repository_url", required=True, where=path, line=line),
+        revision=_text(data, "revision", required=True, where=path, line=line),
+        cursor_path=cursor_path,
+        cursor_position=cursor_position,
+        edit_history=_text(data, "edit_history", required=False, where=path, line=line),
+        expected_patches=_strings(data, "expected_patches", path, line),
+        rejected_patch=rejected,
+        tags=_strings(data, "tags", path, line),
+        reasoning=reasoning,
+        uncommitted_diff=_text(data, "uncommitted_diff", required=False, where=path, line=line),
+        uncommitted_diff_requires_edit_history_rollback=flag,
+        recently_opened_files=_recent(data, "recently_opened_files", path, line),
+        recently_viewed_files=_recent(data, "recently_viewed_files", path, line),
+        source=Source(path=path, line=line),
+    )
+
+
+def _decode(text: str, where: str | None, line: int) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise JSONFormatError(
+            f"invalid JSON: {error.msg} (column {error.colno})",
+            path=where,
+            line=line + error.lineno - 1,
+        ) from None
+    except RecursionError:
+        raise JSONFormatError("invalid JSON: nested too deeply", path=where, line=line) from None
+
+
+def from_json(text: str, path: str | Path | None = None) -> Example:
+    """One example from a ``.json`` file."""
+    where = str(path) if path is not None else None
+    stem = Path(where).stem if where else ""
+    return example_from_dict(_decode(text, where, 1), path=where, default_name=stem)
+
+
+def from_jsonl(text: str, path: str | Path | None = None) -> list[Example | JSONFormatError]:
+    """Every example of a ``.jsonl`` file, one a line; blank lines are skipped.
+
+    A line that is not an example comes back as its error, in its place, so one bad
+    line does not hide the others. A missing name is ``{stem}-{line index}`` (0-based,
+    as in Zed).
+    """
+    where = str(path) if path is not None else None
+    stem = Path(where).stem if where else "example"
+    results: list[Example | JSONFormatError] = []
+    for index, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        try:
+            data = _decode(line, where, index + 1)
+            results.append(
+                example_from_dict(data, path=where, line=index + 1, default_name=f"{stem}-{index}")
+            )
+        except JSONFormatError as error:
+            results.append(error)
+    return results
+
+
+def to_json(example: Example) -> dict[str, Any]:
+    """The example as Zed serialises an ``ExampleSpec`` (empty optional fields omitted)."""
+    data: dict[str, Any] = {
+        "name": example.name,
+        "repository_url": example.repository_url,
+        "revision": example.revision,
+    }
+    if example.tags:
+        data["tags"] = list(example.tags)
+    if example.reasoning is not None:
+        data["reasoning"] = example.reasoning
+    data["uncommitted_diff"] = example.uncommitted_diff
+    for key in ("recently_opened_files", "recently_viewed_files"):
+        files = getattr(example, key)
+        if files:
+            data[key] = [
+                {"path": f.path}
+                | ({} if f.cursor_position is None else {"cursor_position": f.cursor_position})
+                for f in files
+            ]
+    if example.uncommitted_diff_requires_edit_history_rollback:
+        data["uncommitted_diff_contains_edit_history"] = True
+    data["cursor_path"] = example.cursor_path
+    data["cursor_position"] = example.cursor_position
+    data["edit_history"] = example.edit_history
+    data["expected_patches"] = list(example.expected_patches)
+    if example.rejected_patch is not None:
+        data["rejected_patch"] = example.rejected_patch
+    return data

@@ -1,0 +1,106 @@
+"""Apply a patch to the buffers and place the cursor the patch marks (§2.3, §4.1).
+
+Expected and predicted patches apply hunk by hunk (Zed's ``apply_diff_to_string``),
+but per file: a multi-file patch changes each file it names, where Zed would apply
+every hunk to the one cursor excerpt.
+
+The expected cursor is placed in the patched text: the start of the hunk's new text,
+plus the offset of the marked line in it, plus the byte column. For a one-hunk patch
+this is Zed's ``first_hunk_offset + cursor_in_patch``; for a cursor in a later hunk
+we use that hunk's own position, where Zed accumulates offsets across hunks (§7.6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ._cursor import ExpectedPatch, byte_to_char
+from ._diff import apply_hunks, parse_diff, path_candidates
+from ._exceptions import NoSuchPathError
+
+__all__ = ["Patched", "apply_patch"]
+
+OpenFile = Callable[[str], "tuple[str, str] | None"]
+
+
+@dataclass(frozen=True)
+class Patched:
+    """The buffers after a patch, the cursor it marks (path, offset), the files changed."""
+
+    buffers: Mapping[str, str]
+    cursor: tuple[str, int] | None
+    changed: tuple[str, ...]
+
+
+def _resolve(path: str, buffers: Mapping[str, str], open_file: OpenFile | None) -> tuple[str, str | None]:
+    for candidate in path_candidates(path):
+        if candidate in buffers:
+            return candidate, None
+    if open_file is not None:
+        for candidate in path_candidates(path):
+            opened = open_file(candidate)
+            if opened is not None:
+                return opened
+    raise NoSuchPathError(f"no such path: {path}")
+
+
+def apply_patch(
+    buffers: Mapping[str, str],
+    patch: str | ExpectedPatch,
+    *,
+    open_file: OpenFile | None = None,
+    default_path: str | None = None,
+) -> Patched:
+    """Apply ``patch`` to a copy of ``buffers``; ``open_file`` reads files not open yet.
+
+    ``default_path`` is the file for sections whose path names nothing we know
+    (models often write ``--- a/file``); without it such a section is an error.
+    """
+    expected = patch if isinstance(patch, ExpectedPatch) else ExpectedPatch(patch)
+    result = dict(buffers)
+    changed: list[str] = []
+    cursor: tuple[str, int] | None = None
+    for section_index, section in enumerate(parse_diff(expected.patch)):
+        if section.created:
+            path, text = section.path, ""
+        else:
+            try:
+                path, opened = _resolve(section.old_path, result, open_file)
+            except NoSuchPathError:
+                if default_path is None or default_path not in result:
+                    raise
+                path, opened = default_path, None
+            if opened is not None:
+                path, text = path, opened
+            else:
+                text = result[path]
+        if section.deleted:
+            result.pop(path, None)
+            changed.append(path)
+            continue
+        target: tuple[int, int] | None = None  # (hunk index, offset in its new text)
+        if expected.cursor_line is not None:
+            for index, hunk in enumerate(section.hunks):
+                if expected.cursor_line in hunk.new_offsets:
+                    target = (index, hunk.new_offsets[expected.cursor_line])
+            if expected.cursor_line == -1 and section_index == 0 and section.hunks:
+                target = (0, 0)
+        track: list[int] = []
+
+        def placed(index: int, offset: int, new_text: str) -> None:
+            if target is not None and index == target[0]:
+                line_start = offset + target[1]
+                column = expected.cursor_column
+                tail = new_text[line_start : line_start + column]
+                track.append(line_start + byte_to_char(tail, column, what="expected cursor"))
+
+        text = apply_hunks(text, section.hunks, track=track, on_applied=placed)
+        new_path = section.renamed_to or path
+        if new_path != path:
+            result.pop(path, None)
+        result[new_path] = text
+        changed.append(new_path)
+        if track:
+            cursor = (new_path, track[0])
+    return Patched(result, cursor, tuple(dict.fromkeys(changed)))
