@@ -1,0 +1,14 @@
+"""Providers: named factories of completion functions.
+
+A provider is a callable ``make(settings) -> completion`` where ``completion`` takes a
+:class:`~pytest_editpred.PredictionRequest` and returns a
+:class:`~pytest_editpred.Prediction` (or an awaitable of one). Built-ins are listed
+in ``BUILTIN``; third-party providers register under the entry-point group
+``pytest_editpred.providers`` and are picked by name the same way.
+"""
+
+from __future__ import annotations
+
+from ._registry import BUILTIN, Completion, ProviderFactory, available, get_provider
+
+__all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider"]
