@@ -143,30 +143,43 @@ class ExpectedPatch:
 
 
 def extract_cursor_from_patch(patch: str) -> ExpectedPatch:
-    """Zed's ``extract_cursor_from_patch``; the last of several cursor lines wins."""
+    """Zed's ``extract_cursor_from_patch``; the last of several cursor lines wins.
+
+    A cursor line is a garbage line (§2.1) that starts with ``#`` and holds the
+    marker: no diff line starts with ``#``, so the first character decides.
+    """
+    if MARKER not in patch:
+        return ExpectedPatch(patch)
     kept: list[str] = []
-    cursor: tuple[int, int, int] | None = None
+    cursor: tuple[int, int] | None = None  # (anchor line in kept, byte column)
     anchor_line = -1
-    anchor_offset = 0
-    running = 0
     for line in split_lines(patch):
-        parsed = classify(line)
-        if parsed.kind is Kind.GARBAGE and line.startswith("#") and MARKER in line:
+        first = line[:1]
+        if first == "#" and MARKER in line:
             if "^" in line:
                 caret = _nbytes(line[: line.index("^")])
             elif "<" in line:
                 caret = 0
             else:
                 continue
-            column = max(caret - 1, 0)
-            cursor = (anchor_line, column, anchor_offset + column)
+            cursor = (anchor_line, max(caret - 1, 0))
             continue
-        if parsed.kind in (Kind.CONTEXT, Kind.ADDITION):
+        if (
+            first == " "
+            or first == ""
+            or (first == "+" and not (line.startswith("+++") and line[3:4].isspace()))
+        ):
             anchor_line = len(kept)
-            anchor_offset = running
-            running += _nbytes(parsed.text) + 1
         kept.append(line)
     clean = "\n".join(kept) + ("\n" if patch.endswith("\n") and kept else "")
     if cursor is None:
         return ExpectedPatch(clean)
-    return ExpectedPatch(clean, cursor[0], cursor[1], cursor[2])
+    line, column = cursor
+    # Zed's offset: len(content) + 1 for every context and '+' line before the anchor
+    # (a context or '+' line is one prefix byte plus its content: its own length).
+    before = sum(
+        max(_nbytes(k), 1)
+        for k in kept[: max(line, 0)]
+        if k[:1] in (" ", "") or (k[:1] == "+" and classify(k).kind is Kind.ADDITION)
+    )
+    return ExpectedPatch(clean, line, column, before + column)

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
 from ._exceptions import (
     ContextNotFoundError,
@@ -63,8 +64,7 @@ class Kind(Enum):
     GARBAGE = "garbage"
 
 
-@dataclass(frozen=True)
-class DiffLine:
+class DiffLine(NamedTuple):
     kind: Kind
     text: str = ""  # content without the prefix, or the path for path lines
     start_line: int | None = None  # 0-based old start line of a hunk header
@@ -93,13 +93,22 @@ def _parse_path(rest: str) -> str:
 
 def classify(line: str) -> DiffLine:
     """Zed's ``DiffLine::parse``: the order of the tests matters (see §2.1)."""
-    if line.startswith("\\ No newline"):
+    first = line[:1]
+    if first == "-":
+        if line.startswith("---") and line[3:4].isspace():
+            return DiffLine(Kind.OLD_PATH, _parse_path(line[3:]))
+        return DiffLine(Kind.DELETION, line[1:])
+    if first == "+":
+        if line.startswith("+++") and line[3:4].isspace():
+            return DiffLine(Kind.NEW_PATH, _parse_path(line[3:]))
+        return DiffLine(Kind.ADDITION, line[1:])
+    if first == " ":
+        return DiffLine(Kind.CONTEXT, line[1:])
+    if first == "":
+        return DiffLine(Kind.CONTEXT, "")
+    if first == "\\" and line.startswith("\\ No newline"):
         return DiffLine(Kind.NO_NEWLINE)
-    if line.startswith("---") and line[3:4].isspace():
-        return DiffLine(Kind.OLD_PATH, _parse_path(line[3:]))
-    if line.startswith("+++") and line[3:4].isspace():
-        return DiffLine(Kind.NEW_PATH, _parse_path(line[3:]))
-    if line.startswith("@@") and line[2:3].isspace():
+    if first == "@" and line.startswith("@@") and line[2:3].isspace():
         rest = line[2:].lstrip()
         if rest.startswith("-"):
             match = _HEADER.match(rest)
@@ -107,14 +116,6 @@ def classify(line: str) -> DiffLine:
                 return DiffLine(Kind.GARBAGE, line)
             return DiffLine(Kind.HUNK_HEADER, start_line=max(int(match.group(1)) - 1, 0))
         return DiffLine(Kind.HUNK_HEADER)
-    if line.startswith("-"):
-        return DiffLine(Kind.DELETION, line[1:])
-    if line == "":
-        return DiffLine(Kind.CONTEXT, "")
-    if line.startswith(" "):
-        return DiffLine(Kind.CONTEXT, line[1:])
-    if line.startswith("+"):
-        return DiffLine(Kind.ADDITION, line[1:])
     return DiffLine(Kind.GARBAGE, line)
 
 
@@ -123,6 +124,8 @@ def split_lines(text: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
+    if "\r" not in text:
+        return lines
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 

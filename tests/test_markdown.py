@@ -1,0 +1,237 @@
+"""Reading and writing Zed's markdown format, rule by rule (zed-format.md §1, §7)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from pytest_editpred._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile
+from pytest_editpred._exceptions import (
+    CursorMarkerError,
+    FrontMatterError,
+    HeadingLevelError,
+    IndentedCodeBlockError,
+    MissingCursorBlockError,
+)
+from pytest_editpred._markdown import from_markdown, looks_like_example, to_markdown
+
+FRONT = '+++\nrepository_url = "https://github.com/o/r"\nrevision = "abc123"\n+++\n'
+CURSOR = "## Cursor Position\n\n```src/a.py\nx = 1\n# ^[CURSOR_POSITION]\n```\n"
+
+
+def md(body: str, front: str = FRONT) -> str:
+    return front + "\n" + textwrap.dedent(body)
+
+
+def test_minimal_example() -> None:
+    example = from_markdown(md(CURSOR), "ex.md")
+    assert example.repository_url == "https://github.com/o/r"
+    assert example.revision == "abc123"
+    assert example.name == "ex"
+    assert example.cursor_path == "src/a.py"
+    assert example.cursor_position == "x = 1\n# ^[CURSOR_POSITION]\n"
+    assert example.edit_history == "" and example.expected_patches == ()
+    assert example.source.cursor_line == 9  # the first line inside the fence
+
+
+def test_front_matter_fields() -> None:
+    front = (
+        '+++\nrepository_url = "git@github.com:o/r"\nrevision = "abc"\n'
+        'tags = ["a", "b"]\nuncommitted_diff_requires_edit_history_rollback = true\n'
+        "unknown = 1\n+++\n"
+    )
+    example = from_markdown(md(CURSOR, front))
+    assert example.tags == ("a", "b")
+    assert example.uncommitted_diff_requires_edit_history_rollback is True
+    assert example.repo_name == "r"
+
+
+@pytest.mark.parametrize(
+    "text,line,words",
+    [
+        ("no front matter\n", 1, "no front matter"),
+        ("\ufeff+++\n", 1, "byte-order mark"),
+        ("+++\r\nrepository_url = 'x'\r\n+++\r\n", 1, "CRLF"),
+        ('+++\nrepository_url = "x"\nrevision = "y"\n', 1, "no closing"),
+        ('+++\nrepository_url = "x"\nrevision = \n+++\n', 3, "not valid TOML"),
+        ('+++\nrevision = "y"\n+++\n', 1, "repository_url"),
+        ('+++\nrepository_url = "x"\nrevision = 5\n+++\n', 3, "revision"),
+        ('+++\nrepository_url = "x"\nrevision = "y"\ntags = "a"\n+++\n', 4, "tags"),
+    ],
+)
+def test_bad_front_matter_is_an_error_with_the_line(text: str, line: int, words: str) -> None:
+    with pytest.raises(FrontMatterError) as info:
+        from_markdown(text + "\n" + CURSOR, "bad.md")
+    assert info.value.line == line
+    assert words in info.value.reason
+    assert info.value.path == "bad.md" and info.value.fix
+
+
+def test_h1_is_the_name_and_the_last_h1_wins_and_inline_code_is_dropped() -> None:
+    example = from_markdown(md("# first\n\n# Second `code` name\n\n" + CURSOR))
+    assert example.name == "Second  name"
+
+
+def test_section_titles_are_ascii_case_insensitive_and_plural_is_other() -> None:
+    body = (
+        "## EDIT HISTORY\n\n```diff\n--- a/f\n+++ b/f\n-a\n+b\n```\n\n" + CURSOR +
+        "\n## expected patch\n\n```diff\none\n```\n\n## Expected Patches\n\n```diff\nignored\n```\n"
+    )
+    example = from_markdown(md(body))
+    assert example.edit_history == "--- a/f\n+++ b/f\n-a\n+b\n"
+    assert example.expected_patches == ("one\n",)
+
+
+def test_code_blocks_before_any_h2_or_under_other_sections_are_ignored() -> None:
+    body = "```diff\nbefore\n```\n\n## Notes\n\n```diff\nnotes\n```\n\n" + CURSOR
+    example = from_markdown(md(body))
+    assert example.edit_history == "" and example.expected_patches == ()
+
+
+def test_h3_and_h4_do_not_change_the_section() -> None:
+    body = "## Expected Patch\n\n### First\n\n```diff\na\n```\n\n#### Second\n\n```diff\nb\n```\n\n"
+    example = from_markdown(md(CURSOR + "\n" + body))
+    assert example.expected_patches == ("a\n", "b\n")
+
+
+@pytest.mark.parametrize("level", [5, 6])
+def test_h5_and_h6_are_errors(level: int) -> None:
+    text = md(CURSOR + "\n" + "#" * level + " deep\n")
+    with pytest.raises(HeadingLevelError) as info:
+        from_markdown(text, "x.md")
+    assert info.value.reason == f"Unexpected heading level: h{level}"
+    assert info.value.line == text.split("\n").index("#" * level + " deep") + 1
+
+
+def test_indented_code_block_is_an_error_with_its_line() -> None:
+    text = md(CURSOR + "\nparagraph\n\n    indented code\n")
+    with pytest.raises(IndentedCodeBlockError) as info:
+        from_markdown(text, "x.md")
+    assert info.value.line == text.split("\n").index("    indented code") + 1
+
+
+def test_setext_heading_is_a_heading() -> None:
+    body = "Edit History\n------------\n\n```diff\n--- a/f\n+++ b/f\n-a\n+b\n```\n\n" + CURSOR
+    assert from_markdown(md(body)).edit_history.startswith("--- a/f")
+
+
+@pytest.mark.parametrize(
+    "body,words",
+    [
+        ("", "Missing cursor position codeblock"),
+        ("## Cursor Position\n\n```\nx\n# ^[CURSOR_POSITION]\n```\n", "no info string"),
+        ("## Cursor Position\n\n```a.py\n```\n", "empty"),
+    ],
+)
+def test_missing_cursor_block(body: str, words: str) -> None:
+    with pytest.raises(MissingCursorBlockError) as info:
+        from_markdown(md(body), "x.md")
+    assert words in info.value.reason
+
+
+def test_blocks_per_section() -> None:
+    body = (
+        "## Uncommitted Diff\n\n```diff\nfirst\n```\n\n```diff\nlast\n```\n\n"
+        "## Edit History\n\n```diff\none\n```\n\n```diff\ntwo\n```\n\n"
+        + CURSOR
+        + "\n## Expected Patch\n\n```diff\np1\n```\n\n```diff\np2\n```\n\n"
+        "## Rejected Patch\n\n```diff\nr1\n```\n\n```diff\nr2\n```\n"
+    )
+    example = from_markdown(md(body))
+    assert example.uncommitted_diff == "last\n"
+    assert example.edit_history == "one\ntwo\n"
+    assert example.expected_patches == ("p1\n", "p2\n")
+    assert example.rejected_patch == "r2\n"
+    lines = md(body).split("\n")
+    assert example.source.expected_patch_lines == (lines.index("p1") + 1, lines.index("p2") + 1)
+
+
+def test_recent_files_split_at_the_last_tab() -> None:
+    body = (
+        "## Recently Opened Files\n\n```\na.py\t12\nb c.py\n  \nd.py\tx\ne\tf.py\t7\n```\n\n"
+        "## Recently Viewed Files\n\n```\nz.py\t3\n```\n\n" + CURSOR
+    )
+    example = from_markdown(md(body))
+    assert example.recently_opened_files == (
+        RecentFile("a.py", 12),
+        RecentFile("b c.py"),
+        RecentFile("d.py"),
+        RecentFile("e\tf.py", 7),
+    )
+    assert example.recently_viewed_files == (RecentFile("z.py", 3),)
+
+
+def test_accepted_marker_is_a_paragraph_right_above_the_fence() -> None:
+    body = (
+        "## Edit History\n\n```diff\none\n```\n\n"
+        f"{ACCEPTED_PREDICTION_MARKER}\n```diff\ntwo\n```\n\n"
+        f"{ACCEPTED_PREDICTION_MARKER}\n\nother text\n\n```diff\nthree\n```\n\n" + CURSOR
+    )
+    example = from_markdown(md(body))
+    assert example.edit_history == f"one\n{ACCEPTED_PREDICTION_MARKER}\ntwo\nthree\n"
+
+
+def test_free_paragraph_before_a_block_does_not_leak_into_it() -> None:
+    body = "## Edit History\n\nSome words\n```diff\n--- a/f\n```\n\n" + CURSOR
+    assert from_markdown(md(body)).edit_history == "--- a/f\n"
+
+
+def test_history_lines_map_back_to_the_file() -> None:
+    text = md("## Edit History\n\n```diff\nl1\nl2\n```\n\n```diff\nl3\n```\n\n" + CURSOR)
+    example = from_markdown(text)
+    lines = text.split("\n")
+    assert example.source.history_line(2) == lines.index("l2") + 1
+    assert example.source.history_line(3) == lines.index("l3") + 1
+
+
+def test_reasoning_is_read_back() -> None:
+    example = from_markdown(md("## Reasoning\n\nBecause the user\ntyped `de`.\n\n" + CURSOR))
+    assert example.reasoning == "Because the user\ntyped `de`."
+
+
+def test_cursor_error_points_at_the_cursor_block() -> None:
+    example = from_markdown(md("## Cursor Position\n\n```a.py\nno marker\n```\n"), "x.md")
+    with pytest.raises(CursorMarkerError) as info:
+        example.cursor_excerpt()
+    assert info.value.path == "x.md" and info.value.line == example.source.cursor_line
+
+
+FULL = Example(
+    name="full example",
+    repository_url="https://github.com/o/r",
+    revision="0123abcd",
+    cursor_path="src/a b.py",
+    cursor_position="x = 1\n# ^[CURSOR_POSITION]\n",
+    edit_history=f"--- a/f\n+++ b/f\n-a\n+b\n{ACCEPTED_PREDICTION_MARKER}\n--- a/f\n+++ b/f\n-b\n+c\n",
+    expected_patches=("--- a/f\n+++ b/f\n-c\n+d\n# ^[CURSOR_POSITION]\n", "```\nfenced\n```\n"),
+    rejected_patch="--- a/f\n+++ b/f\n-c\n+e\n",
+    tags=("rename", 'we"ird'),
+    reasoning="The user renamed it.\n\nSo finish.",
+    uncommitted_diff="--- a/g\n+++ b/g\n@@ -1 +1 @@\n-1\n+2\n",
+    uncommitted_diff_requires_edit_history_rollback=True,
+    recently_opened_files=(RecentFile("a.py", 3), RecentFile("b.py")),
+    recently_viewed_files=(RecentFile("c.py", 0),),
+)
+
+
+def test_round_trip_keeps_every_field_including_reasoning() -> None:
+    text = to_markdown(FULL)
+    again = from_markdown(text)
+    assert again == FULL
+    assert to_markdown(again) == text
+
+
+def test_round_trip_of_an_empty_history() -> None:
+    example = Example("n", "https://h/o/r", "ab", "a.py", "x<|user_cursor|>\n")
+    text = to_markdown(example)
+    assert "(No edit history)" in text
+    assert from_markdown(text) == example
+
+
+def test_looks_like_example(tmp_path) -> None:
+    (tmp_path / "e.md").write_text(FRONT)
+    (tmp_path / "r.md").write_text("# README\n")
+    assert looks_like_example(tmp_path / "e.md")
+    assert not looks_like_example(tmp_path / "r.md")
+    assert not looks_like_example(tmp_path / "missing.md")
