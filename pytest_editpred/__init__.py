@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from ._load import load_examples
     from ._markdown import from_markdown, to_markdown
     from ._patch import Patched, apply_patch
+    from ._prediction import Attempt, Prediction
+    from ._request import Cursor, EditEvent, Excerpt, PredictionRequest
+    from ._settings import Settings
 
 _LAZY = {
     "Example": "_example",
@@ -38,6 +41,13 @@ _LAZY = {
     "load_examples": "_load",
     "Patched": "_patch",
     "apply_patch": "_patch",
+    "Prediction": "_prediction",
+    "Attempt": "_prediction",
+    "PredictionRequest": "_request",
+    "Cursor": "_request",
+    "EditEvent": "_request",
+    "Excerpt": "_request",
+    "Settings": "_settings",
 }
 
 __all__ = sorted([*_LAZY, *_error_names, "__version__"])

@@ -1,0 +1,23 @@
+"""Draw a small scene and print it as SVG."""
+
+from pyshapes import Circle, Point, Rectangle, Triangle, render_document, rotate, translate
+
+
+def scene() -> list:
+    house = Rectangle(Point(0, 0), 40, 30)
+    roof = Triangle(Point(0, 30), Point(40, 30), Point(20, 50))
+    sun = Circle(Point(70, 60), 8)
+    door = Rectangle(Point(16, 0), 8, 14)
+    tree = Circle(Point(-20, 20), 10)
+    return [house, roof, sun, door, translate(tree, -5, 0), rotate(door, 180)]
+
+
+def main() -> None:
+    shapes = scene()
+    for shape in shapes:
+        print(shape.describe())
+    print(render_document(shapes, stroke="#333"))
+
+
+if __name__ == "__main__":
+    main()

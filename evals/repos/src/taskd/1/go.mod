@@ -1,0 +1,3 @@
+module github.com/editpred-fixtures/taskd
+
+go 1.19

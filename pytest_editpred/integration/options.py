@@ -1,0 +1,200 @@
+"""Every option, once: its command-line flag, its ini key, its type, default and help.
+
+Each setting exists as both ``--editpred-x`` and ini ``editpred_x`` (the command line
+wins), so a project pins its choices in ``pyproject.toml`` and a run overrides them.
+The README's option table is this table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .._exceptions import ConfigError
+from .._settings import CACHE_MODES, Settings
+
+__all__ = ["OPTIONS", "REPORT_OPTIONS", "Option", "add_options", "get", "settings_from", "repo_mappings", "repo_cache_dir"]
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # "provider" -> --editpred-provider, ini editpred_provider
+    help: str
+    kind: str = "string"  # string | int | float | bool | list | choice | path
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    ini: bool = True
+
+    @property
+    def flag(self) -> str:
+        return "--editpred-" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "editpred_" + self.name
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("provider", "completion provider: baseline, oracle, noop, openai, openai-chat, "
+           "llamacpp-infill, mistral-fim, replay, or an installed one", default="baseline"),
+    Option("match", "how predictions are compared: exact, or whitespace-insensitive",
+           kind="choice", default="exact", choices=("exact", "whitespace")),
+    Option("paths", "directories whose .json/.jsonl files are examples (ini only)",
+           kind="list", default=("evals",)),
+    Option("cache_dir", "where repository mirrors are kept (default: the user cache "
+           "directory, or $EDITPRED_CACHE_DIR)", kind="path"),
+    Option("repo", "map a repository URL to a local repository or bundle: URL=PATH "
+           "(repeatable; ini editpred_repos, one 'URL = PATH' a line)", kind="list", ini=False),
+    Option("offline", "never touch the network; a revision not in the cache is an error",
+           kind="bool", default=False),
+    Option("base_url", "model server base URL, e.g. http://localhost:8000"),
+    Option("model", "model name sent to the server"),
+    Option("api_key_env", "name of the environment variable that holds the API key"),
+    Option("prompt_format", "prompt format of the openai provider: zeta or zeta2", default="zeta"),
+    Option("max_tokens", "maximum tokens to generate", kind="int", default=2048),
+    Option("temperature", "sampling temperature", kind="float", default=0.0),
+    Option("stop", "stop sequence (repeatable)", kind="list", default=()),
+    Option("extra_body", "extra JSON fields for the request body, e.g. '{\"top_p\": 0.9}'",
+           default="{}"),
+    Option("timeout", "seconds before one request times out", kind="float", default=60.0),
+    Option("retries", "attempts per request for connection errors, timeouts, 429 and 5xx",
+           kind="int", default=3),
+    Option("cache", "response cache mode", kind="choice", default="readwrite", choices=CACHE_MODES),
+    Option("response_cache_dir", "where model responses are cached (default: inside the "
+           "pytest cache)", kind="path"),
+    Option("replay", "results file the replay provider answers from", kind="path"),
+    Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8),
+)
+
+#: Options of the reports and the verdict's extras (metrics, trials, files, gates).
+REPORT_OPTIONS: tuple[Option, ...] = (
+    Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1),
+)
+
+_BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}
+
+
+def add_options(parser: pytest.Parser, extra: tuple[Option, ...] = ()) -> None:
+    group = parser.getgroup("editpred", "edit-prediction evals (pytest-editpred)")
+    for option in OPTIONS + extra:
+        if option.name != "paths":
+            kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
+            if option.kind == "bool":
+                kwargs["action"] = "store_true"
+            elif option.kind == "list":
+                kwargs["action"] = "append"
+            elif option.kind == "choice":
+                kwargs["choices"] = option.choices
+            group.addoption(option.flag, **kwargs)
+        if option.ini:
+            ini_type = {"bool": "bool", "list": "linelist"}.get(option.kind, "string")
+            parser.addini(option.dest, option.help, type=ini_type, default=None)
+    parser.addini("editpred_repos", "repository URL to local path mappings, one 'URL = PATH' a line",
+                  type="linelist", default=[])
+
+
+def _convert(option: Option, value: Any, source: str) -> Any:
+    try:
+        if option.kind == "int":
+            return int(value)
+        if option.kind == "float":
+            return float(value)
+        if option.kind == "bool":
+            return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
+        if option.kind == "choice" and value not in option.choices:
+            raise ValueError(f"must be one of {', '.join(option.choices)}")
+        if option.kind == "list":
+            return tuple(value) if isinstance(value, (list, tuple)) else tuple(str(value).split())
+        return value
+    except ValueError as error:
+        raise ConfigError(f"{source}: bad value {value!r}: {error}",
+                          fix=f"See {option.flag} in 'pytest --help'.") from None
+
+
+def get(config: pytest.Config, name: str) -> Any:
+    """The value of a setting: command line, then ini, then the default."""
+    option = _BY_NAME[name]
+    value = getattr(config.option, option.dest, None) if option.name != "paths" else None
+    if value not in (None, []):
+        return _convert(option, value, option.flag)
+    if option.ini:
+        ini_value = config.getini(option.dest)
+        if ini_value not in (None, [], ""):
+            return _convert(option, ini_value, f"ini {option.dest}")
+    return option.default
+
+
+def repo_mappings(config: pytest.Config) -> dict[str, Path]:
+    """``--editpred-repo URL=PATH`` and ini ``editpred_repos`` (relative to the ini file)."""
+    mappings: dict[str, Path] = {}
+    base = _ini_base(config)
+    for line in config.getini("editpred_repos") or []:
+        url, sep, path = line.partition(" = ") if " = " in line else line.partition("=")
+        if not sep or not url.strip() or not path.strip():
+            raise ConfigError(f"ini editpred_repos: cannot read {line!r}",
+                              fix="Write one 'URL = PATH' a line.")
+        mappings[url.strip()] = (base / path.strip()).resolve()
+    for item in getattr(config.option, "editpred_repo", None) or []:
+        url, sep, path = item.partition("=")
+        if not sep or not url or not path:
+            raise ConfigError(f"--editpred-repo {item!r}: expected URL=PATH",
+                              fix="For example --editpred-repo https://github.com/o/r=../r.bundle")
+        mappings[url.strip()] = Path(path.strip()).expanduser().resolve()
+    return mappings
+
+
+def _ini_base(config: pytest.Config) -> Path:
+    return Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+
+
+def repo_cache_dir(config: pytest.Config) -> Path:
+    """Where mirrors live: the option, the ini key (relative to the ini file), then
+    ``$EDITPRED_CACHE_DIR`` or the platform's user cache directory."""
+    cli = getattr(config.option, "editpred_cache_dir", None)
+    if cli:
+        return Path(cli).expanduser().resolve()
+    ini = config.getini("editpred_cache_dir")
+    if ini:
+        return (_ini_base(config) / Path(ini).expanduser()).resolve()
+    from .._repository import default_cache_dir
+
+    return default_cache_dir()
+
+
+def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path | None]) -> Settings:
+    """The provider settings of this run (the API key itself is never read here)."""
+    raw_body = get(config, "extra_body") or "{}"
+    try:
+        extra_body = json.loads(raw_body) if isinstance(raw_body, str) else dict(raw_body)
+        if not isinstance(extra_body, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as error:
+        raise ConfigError(f"--editpred-extra-body: {error}", fix="Give a JSON object, e.g. '{\"top_p\": 0.9}'.") from None
+    cache_dir = get(config, "response_cache_dir")
+    replay = get(config, "replay")
+    concurrency = get(config, "concurrency")
+    retries = get(config, "retries")
+    if concurrency < 1 or retries < 1:
+        raise ConfigError("--editpred-concurrency and --editpred-retries must be at least 1")
+    return Settings(
+        provider=get(config, "provider"),
+        base_url=get(config, "base_url"),
+        model=get(config, "model"),
+        api_key_env=get(config, "api_key_env"),
+        prompt_format=get(config, "prompt_format"),
+        max_tokens=get(config, "max_tokens"),
+        temperature=get(config, "temperature"),
+        stop=tuple(get(config, "stop") or ()),
+        extra_body=extra_body,
+        timeout=get(config, "timeout"),
+        retries=retries,
+        cache_mode=get(config, "cache"),
+        cache_dir=Path(cache_dir).resolve() if cache_dir else response_cache_dir(),
+        replay_path=Path(replay).resolve() if replay else None,
+        concurrency=concurrency,
+    )

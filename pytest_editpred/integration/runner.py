@@ -1,0 +1,283 @@
+"""The run: scenes, predictions made ahead of time, verdicts and the facts reported.
+
+Setup (the ``editpred_prediction`` fixture) rebuilds the scene and gets the
+prediction, so a broken example, a git failure or an unreachable server is an ERROR.
+The call phase judges it, so a wrong answer is a FAILED. Predictions for the
+following items are requested ahead of time (``--editpred-concurrency``) while
+pytest still reports items one by one, in order.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .._exceptions import EditPredError, PredictionError
+from .._prediction import Prediction
+from .._settings import Settings
+from .collect import ExampleItem
+
+if TYPE_CHECKING:
+    from .._repository import RepositoryCache
+    from .._scene import Scene
+    from .._verdict import Candidate, Verdict
+
+__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY"]
+
+RUN_KEY = pytest.StashKey["Run"]()
+PREPARED_KEY = pytest.StashKey["Prepared"]()
+
+
+class _Locked:
+    """Serialise calls into a repository: git's cat-file pipe is not thread-safe."""
+
+    def __init__(self, target: Any, lock: threading.RLock) -> None:
+        self._target, self._lock = target, lock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not callable(value):
+            return value
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                result = value(*args, **kwargs)
+            return _Locked(result, self._lock) if name == "open" else result
+
+        return locked
+
+
+@dataclass
+class Prepared:
+    """What setup made for one item: the scene, the candidates, the prediction."""
+
+    item: ExampleItem
+    scene: Scene
+    candidates: tuple[Candidate, ...]
+    rejected: Candidate | None
+    prediction: Prediction | None = None
+    prediction_error: PredictionError | None = None
+    latency: float = 0.0
+    verdict: Verdict | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    def conclude(self) -> None:
+        self.item.stash[RUN_KEY].conclude(self)
+
+
+@dataclass
+class Run:
+    """Per-session state: the repository cache, settings and the prefetcher."""
+
+    config: pytest.Config
+    settings: Settings
+    match: str
+    cache_dir: Path
+    mappings: dict[str, Path]
+    offline: bool
+    _cache: Any = None
+    _lock: threading.RLock = field(default_factory=threading.RLock)
+    _prefetcher: Any = None
+    _prefetch_completion: Any = None
+    _prefetch_keys: set[str] = field(default_factory=set)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ scene
+
+    @property
+    def repositories(self) -> RepositoryCache:
+        if self._cache is None:
+            from .._repository import RepositoryCache
+
+            with self._lock:
+                if self._cache is None:
+                    self._cache = _Locked(
+                        RepositoryCache(self.cache_dir, self.mappings, offline=self.offline), self._lock
+                    )
+        return self._cache  # type: ignore[no-any-return]
+
+    def _scene_for(self, item: ExampleItem) -> Prepared:
+        from .._scene import build_scene
+        from .._verdict import Candidate, expected_candidates
+
+        example = item.example
+        assert example is not None
+        scene = build_scene(example, self.repositories)
+        source = example.source
+        where = (source.path, source.expected_patch_lines)
+        candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path, where=where)
+        rejected = None
+        if example.rejected_patch is not None:
+            from .._cursor import extract_cursor_from_patch
+
+            [rejected] = expected_candidates(
+                scene.buffers,
+                [extract_cursor_from_patch(example.rejected_patch)],
+                scene.open_file,
+                scene.cursor.path,
+                where=(source.path, (source.rejected_patch_line or 1,)),
+            )
+            rejected = Candidate(-1, rejected.patch, rejected.buffers, rejected.cursor)
+        return Prepared(item, scene, candidates, rejected)
+
+    # ------------------------------------------------------------- predicting
+
+    def _call_for(self, completion: Callable[..., Any]) -> Callable[[ExampleItem], Any]:
+        """``item -> Prepared``: scene, then the completion (awaited if async)."""
+        if inspect.iscoroutinefunction(completion) or inspect.iscoroutinefunction(
+            getattr(completion, "__call__", None)
+        ):
+
+            async def call_async(item: ExampleItem) -> Prepared:
+                prepared = self._scene_for(item)
+                start = time.perf_counter()
+                try:
+                    prepared.prediction = _checked(await completion(prepared.scene.request(item.trial)))
+                except PredictionError as error:
+                    prepared.prediction_error = error
+                prepared.latency = time.perf_counter() - start
+                return prepared
+
+            return call_async
+
+        def call(item: ExampleItem) -> Any:
+            prepared = self._scene_for(item)
+            start = time.perf_counter()
+            try:
+                answer = completion(prepared.scene.request(item.trial))
+            except PredictionError as error:
+                prepared.prediction_error = error
+                prepared.latency = time.perf_counter() - start
+                return prepared
+            if inspect.isawaitable(answer):
+                return _finish_async(prepared, answer, start)
+            prepared.prediction = _checked(answer)
+            prepared.latency = time.perf_counter() - start
+            return prepared
+
+        return call
+
+    def _upcoming(self, item: ExampleItem) -> list[ExampleItem]:
+        """The items this process will run from ``item`` on, in order."""
+        session = item.session
+        items = session.items
+        interactor = next((p for p in self.config.pluginmanager.get_plugins() if hasattr(p, "torun") and hasattr(p, "nextitem_index")), None)
+        if interactor is not None:  # under xdist: this worker's queue
+            try:
+                with interactor.torun.lock() as queued:
+                    indices = [interactor.nextitem_index, *queued]
+                upcoming = [item] + [items[i] for i in indices if isinstance(i, int)]
+            except Exception:
+                upcoming = [item]
+        else:
+            start = items.index(item) if item in items else 0
+            upcoming = items[start:]
+        return [i for i in upcoming if isinstance(i, ExampleItem) and i.example is not None]
+
+    def predict(self, item: ExampleItem, completion: Callable[..., Any], *, prefetch: bool) -> Prepared:
+        from .._engine import Prefetcher, call_once
+
+        if not prefetch or self.settings.concurrency <= 1:
+            return call_once(self._call_for(completion), item)  # type: ignore[no-any-return]
+        if (
+            self._prefetcher is None
+            or self._prefetch_completion is not completion
+            or item.nodeid not in self._prefetch_keys
+        ):
+            if self._prefetcher is not None:
+                self._prefetcher.cancel()
+            keys = self._upcoming(item)
+            self._prefetcher = Prefetcher(self._call_for(completion), keys, concurrency=self.settings.concurrency)
+            self._prefetch_completion = completion
+            self._prefetch_keys = {k.nodeid for k in keys}
+        return self._prefetcher.result(item)  # type: ignore[no-any-return]
+
+    def cancel(self) -> None:
+        if self._prefetcher is not None:
+            self._prefetcher.cancel()
+
+    def close(self) -> None:
+        if self._prefetcher is not None:
+            self._prefetcher.close()
+            self._prefetcher = None
+        if self._cache is not None:
+            self._cache.close()
+
+    # ---------------------------------------------------------------- judging
+
+    def conclude(self, prepared: Prepared) -> None:
+        from .._verdict import failure_diff, judge
+
+        item = prepared.item
+        props = prepared.properties
+        prediction = prepared.prediction
+        if prepared.prediction_error is not None:
+            error = prepared.prediction_error
+            props.update(outcome="failed", reason=f"unusable answer: {error.reason}")
+            raw = getattr(error, "raw_output", None)
+            if raw:
+                item.add_report_section("call", "editpred raw output", str(raw))
+            pytest.fail(f"{item.path.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
+        assert prediction is not None
+        scene = prepared.scene
+        verdict = judge(
+            scene.buffers,
+            (scene.cursor.path, scene.cursor.offset),
+            prepared.candidates,
+            prediction,
+            rejected=prepared.rejected,
+            open_file=scene.open_file,
+            mode=self.match,
+        )
+        prepared.verdict = verdict
+        props.update(
+            outcome="passed" if verdict.passed else "failed",
+            reason=verdict.reason,
+            matched_candidate=verdict.matched + 1 if verdict.matched is not None else None,
+        )
+        if verdict.passed:
+            return
+        if prediction.raw_output:
+            item.add_report_section("call", "editpred raw output", prediction.raw_output)
+        diff = failure_diff(verdict, scene.buffers, scene.cursor.path)
+        closest = f"expected patch {verdict.closest + 1} of {len(verdict.candidates)}" if verdict.closest is not None else "no candidate"
+        message = [
+            f"{item.path.name}::{item.name}: {verdict.reason}",
+            f"closest: {closest} (‸ marks the cursors; - expected, + predicted)",
+        ]
+        if diff:
+            message.append(diff.rstrip("\n"))
+        pytest.fail("\n".join(message), pytrace=False)
+
+
+def _checked(answer: Any) -> Prediction:
+    if answer is None:
+        return Prediction()
+    if isinstance(answer, str):  # a bare string is a unified diff
+        return Prediction(patch=answer, raw_output=answer)
+    if not isinstance(answer, Prediction):
+        raise TypeError(
+            f"editpred_completion must return a pytest_editpred.Prediction, not {type(answer).__name__}"
+        )
+    return answer
+
+
+async def _finish_async(prepared: Prepared, answer: Any, start: float) -> Prepared:
+    try:
+        prepared.prediction = _checked(await answer)
+    except PredictionError as error:
+        prepared.prediction_error = error
+    prepared.latency = time.perf_counter() - start
+    return prepared
+
+
+def error_of(excinfo: Any) -> EditPredError | None:
+    value = getattr(excinfo, "value", None)
+    return value if isinstance(value, EditPredError) else None

@@ -1,0 +1,134 @@
+"""The pytest surface of pytest-editpred: options, collection, fixtures and hooks.
+
+Only the surface lives here; the work is in :mod:`pytest_editpred.integration` and in
+the pytest-free core. Heavy libraries (git, httpx, markdown-it) are imported inside
+hooks, so this plugin costs a test suite that has no examples next to nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .integration import options
+from .integration.collect import TRIALS_KEY, ExampleFile, ExampleItem, is_example_file
+from .integration.runner import PREPARED_KEY, RUN_KEY, Prepared, Run
+
+_ROOTS_KEY = pytest.StashKey[list[Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.add_options(parser, options.REPORT_OPTIONS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "editpred: an edit-prediction example (pytest-editpred)")
+    base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    config.stash[_ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
+    config.stash[TRIALS_KEY] = max(1, options.get(config, "trials"))
+    from .integration.reporting import Reporter
+
+    config.pluginmanager.register(Reporter(config), "editpred-reporter")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    config = parent.config
+    if file_path.suffix.lower() in (".md", ".json", ".jsonl") and is_example_file(
+        file_path, config, config.stash[_ROOTS_KEY]
+    ):
+        return ExampleFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+    return None
+
+
+def _run(config: pytest.Config) -> Run:
+    """The session's :class:`Run`, made on first use (no cost when no example runs)."""
+    if RUN_KEY not in config.stash:
+        cache = getattr(config, "cache", None)
+        config.stash[RUN_KEY] = Run(
+            config=config,
+            settings=options.settings_from(
+                config, lambda: cache.mkdir("editpred-responses") if cache is not None else None
+            ),
+            match=options.get(config, "match"),
+            cache_dir=options.repo_cache_dir(config),
+            mappings=options.repo_mappings(config),
+            offline=bool(options.get(config, "offline")),
+        )
+    return config.stash[RUN_KEY]
+
+
+@pytest.fixture(scope="session")
+def editpred_settings(pytestconfig: pytest.Config) -> Any:
+    """The run's provider settings (:class:`pytest_editpred.Settings`)."""
+    return _run(pytestconfig).settings
+
+
+@pytest.fixture(scope="session")
+def editpred_completion(editpred_settings: Any) -> Any:
+    """The completion function every example calls: the provider picked with
+    ``--editpred-provider``. Override it in ``conftest.py`` to use your own."""
+    from .providers import get_provider
+
+    return get_provider(editpred_settings.provider)(editpred_settings)
+
+
+@pytest.fixture(scope="session")
+def _editpred_session_completion(request: pytest.FixtureRequest) -> Any:
+    """The completion function if it is session-scoped, else None.
+
+    Predictions are made ahead of time only with a session-scoped completion: a
+    narrower one may hold per-test state. Asking for it from a session fixture is
+    the public way to learn its scope (pytest refuses a narrower scope).
+    """
+    try:
+        return request.getfixturevalue("editpred_completion")
+    except pytest.fail.Exception:
+        return None
+
+
+@pytest.fixture
+def editpred_prediction(
+    request: pytest.FixtureRequest, editpred_completion: Any, _editpred_session_completion: Any
+) -> Prepared:
+    """Setup of an example item: the scene and the prediction (errors here are ERRORs)."""
+    item = request.node
+    if not isinstance(item, ExampleItem):
+        raise pytest.UsageError("editpred_prediction is only for edit-prediction examples")
+    if item.load_error is not None:
+        raise item.load_error
+    run = _run(item.config)
+    item.stash[RUN_KEY] = run
+    prefetch = editpred_completion is _editpred_session_completion
+    prepared = run.predict(item, editpred_completion, prefetch=prefetch)
+    item.stash[PREPARED_KEY] = prepared
+    return prepared
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if isinstance(item, ExampleItem):
+        from .integration.reporting import annotate
+
+        annotate(item, call, report)
+    return report
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """Name the provider, model and repository cache, when examples may run."""
+    if not any(root.is_dir() for root in config.stash[_ROOTS_KEY]) and not any(
+        str(arg).endswith((".md", ".json", ".jsonl")) for arg in config.args
+    ):
+        return None
+    run = _run(config)
+    parts = [f"provider={run.settings.provider}"]
+    if run.settings.model:
+        parts.append(f"model={run.settings.model}")
+    parts.append(f"match={run.match}")
+    parts.append(f"repository cache={run.cache_dir}")
+    return ["editpred: " + ", ".join(parts)]

@@ -1,0 +1,92 @@
+"""Shared fixtures: pytester, xdist on and off, and a small project with a real repo."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gitrepos import make_repo
+
+pytest_plugins = ["pytester"]
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+@pytest.fixture(params=[[], ["-n", "2"]], ids=["plain", "xdist"])
+def plugin_args(request: pytest.FixtureRequest) -> list[str]:
+    """Every integration test runs plainly and under ``-n 2`` (as syrupy does)."""
+    return list(request.param)
+
+
+class Project:
+    """A pytester project: a real git repository mapped to a fake URL, and examples."""
+
+    url = "https://github.com/acme/calc"
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.repo, self.shas = make_repo(pytester.path / "upstream", {"calc.py": CALC, "README.md": "# calc\n"})
+        self.rev = self.shas[-1]
+        pytester.makeini(
+            textwrap.dedent(
+                f"""
+                [pytest]
+                editpred_cache_dir = .editpred-cache
+                editpred_repos =
+                    {self.url} = upstream/repo
+                """
+            )
+        )
+
+    def example(self, name: str, body: str, *, tags: tuple[str, ...] = (), folder: str = "evals") -> Path:
+        front = f'+++\nrepository_url = "{self.url}"\nrevision = "{self.rev}"\n'
+        if tags:
+            front += "tags = [" + ", ".join(f'"{t}"' for t in tags) + "]\n"
+        path = self.pytester.path / folder / f"{name}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(front + "+++\n\n" + textwrap.dedent(body).lstrip("\n"))
+        return path
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> Project:
+    return Project(pytester)
+
+
+SUB = """
+## Edit History
+
+```diff
+--- a/calc.py
++++ b/calc.py
+@@ -5,2 +5,5 @@
+ def mul(a, b):
+     return a * b
++
++
++def sub(a, b):
+```
+
+## Cursor Position
+
+```calc.py
+def sub(a, b):
+#             ^[CURSOR_POSITION]
+```
+
+## Expected Patch
+
+```diff
+--- a/calc.py
++++ b/calc.py
+@@ -8,1 +8,2 @@
+ def sub(a, b):
++    return a - b
+#                ^[CURSOR_POSITION]
+```
+"""
+
+MakeExample = Callable[..., Path]
