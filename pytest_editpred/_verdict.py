@@ -23,13 +23,14 @@ import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._cursor import ExpectedPatch
 from ._exceptions import DiffError, EditPredError, ExampleError
 from ._patch import Patched, apply_patch
 from ._prediction import Prediction
 
-__all__ = ["Candidate", "Verdict", "judge", "default_cursor", "MATCH_MODES"]
+__all__ = ["Candidate", "Verdict", "judge", "score", "default_cursor", "MATCH_MODES"]
 
 MATCH_MODES = ("exact", "whitespace")
 CURSOR_MARK = "‸"  # drawn into texts in failure output
@@ -265,3 +266,53 @@ def failure_diff(verdict: Verdict, original: Mapping[str, str], cursor_path: str
         )
         chunks.append(diff if diff.endswith("\n") or not diff else diff + "\n")
     return "".join(chunks)
+
+
+def score(
+    verdict: Verdict,
+    buffers: Mapping[str, str],
+    cursor_path: str,
+    events: Sequence[Any] = (),
+) -> tuple[int | None, Any]:
+    """Zed's metrics for the prediction against every candidate: ``(best, score)``.
+
+    The texts are the whole cursor file before and after (Zed uses the cursor
+    excerpt, which is the whole file minus its final newline for files under about
+    24 KB). Patches are the expected patches as written and the predicted patch as
+    returned; a prediction given as text is diffed into a patch first.
+    """
+    from ._metrics import Candidate as ScoredCandidate
+    from ._metrics import score_prediction
+    from ._scene import unified_diff
+
+    original = buffers.get(cursor_path, "")
+    actual = verdict.predicted_buffers.get(cursor_path, original)
+    actual_patch = verdict.predicted_patch
+    if actual_patch is None:
+        actual_patch = unified_diff(cursor_path, cursor_path, original, actual) if actual != original else ""
+    actual_cursor = None
+    cursor_row = None
+    if verdict.predicted_cursor is not None and verdict.predicted_cursor[0] == cursor_path:
+        actual_cursor = verdict.predicted_cursor[1]
+        cursor_row = actual.count("\n", 0, actual_cursor)
+    no_change = len(verdict.candidates) == 1 and not verdict.candidates[0].patch
+    candidates = [] if no_change else [
+        ScoredCandidate(
+            c.patch,
+            c.buffers.get(cursor_path, original),
+            c.cursor[1] if c.cursor is not None and c.cursor[0] == cursor_path else None,
+        )
+        for c in verdict.candidates
+    ]
+    best, result = score_prediction(
+        original,
+        candidates,
+        actual,
+        actual_patch,
+        actual_cursor,
+        events,
+        cursor_path,
+        0,
+        cursor_row,
+    )
+    return (None if best is None else verdict.candidates[best].index), result

@@ -56,6 +56,10 @@ def _run(config: pytest.Config) -> Run:
             cache_dir=options.repo_cache_dir(config),
             mappings=options.repo_mappings(config),
             offline=bool(options.get(config, "offline")),
+            thresholds=(
+                ("delta_chr_f", options.get(config, "min_delta_chrf"), lambda value, limit: value < limit),
+                ("reversal_ratio", options.get(config, "max_reversal"), lambda value, limit: value > limit),
+            ),
         )
     return config.stash[RUN_KEY]
 

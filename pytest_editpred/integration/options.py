@@ -74,6 +74,8 @@ OPTIONS: tuple[Option, ...] = (
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
 REPORT_OPTIONS: tuple[Option, ...] = (
     Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1),
+    Option("min_delta_chrf", "fail an item whose delta-chrF (0-100) is below this", kind="float"),
+    Option("max_reversal", "fail an item whose reversal ratio (0-1) is above this", kind="float"),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}

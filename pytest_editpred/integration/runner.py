@@ -87,7 +87,7 @@ class Run:
     _prefetcher: Any = None
     _prefetch_completion: Any = None
     _prefetch_keys: set[str] = field(default_factory=set)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    thresholds: tuple[tuple[str, float | None, Callable[[float, float], bool]], ...] = ()
 
     # ------------------------------------------------------------------ scene
 
@@ -213,7 +213,10 @@ class Run:
     # ---------------------------------------------------------------- judging
 
     def conclude(self, prepared: Prepared) -> None:
-        from .._verdict import failure_diff, judge
+        """Judge, score and report; ``pytest.fail`` with a readable message if wrong."""
+        from dataclasses import replace
+
+        from .._verdict import failure_diff, judge, score
 
         item = prepared.item
         props = prepared.properties
@@ -224,7 +227,7 @@ class Run:
             raw = getattr(error, "raw_output", None)
             if raw:
                 item.add_report_section("call", "editpred raw output", str(raw))
-            pytest.fail(f"{item.path.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
+            pytest.fail(f"{item.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
         assert prediction is not None
         scene = prepared.scene
         verdict = judge(
@@ -236,23 +239,41 @@ class Run:
             open_file=scene.open_file,
             mode=self.match,
         )
+        best, scored = score(verdict, scene.buffers, scene.cursor.path, scene.events)
+        metrics = scored.to_dict()
+        if not verdict.passed and best is not None and verdict.predicted_cursor is not None:
+            verdict = replace(verdict, closest=best)  # Zed's best candidate by delta-chrF
         prepared.verdict = verdict
+        problems = [] if verdict.passed else [verdict.reason]
+        for name, limit, worse in self.thresholds:
+            value = metrics.get(name)
+            if limit is not None and value is not None and worse(value, limit):
+                problems.append(f"{name} {value:.4g} is {'below' if name == 'delta_chr_f' else 'above'} the limit {limit:g}")
         props.update(
-            outcome="passed" if verdict.passed else "failed",
-            reason=verdict.reason,
+            outcome="failed" if problems else "passed",
+            reason="; ".join(problems) if problems else verdict.reason,
             matched_candidate=verdict.matched + 1 if verdict.matched is not None else None,
+            metrics=metrics,
         )
-        if verdict.passed:
+        if not problems:
             return
         if prediction.raw_output:
             item.add_report_section("call", "editpred raw output", prediction.raw_output)
-        diff = failure_diff(verdict, scene.buffers, scene.cursor.path)
-        closest = f"expected patch {verdict.closest + 1} of {len(verdict.candidates)}" if verdict.closest is not None else "no candidate"
+        closest = (
+            f"expected patch {verdict.closest + 1} of {len(verdict.candidates)}"
+            if verdict.closest is not None
+            else "no candidate"
+        )
+        cursor = metrics.get("cursor_distance")
         message = [
-            f"{item.path.name}::{item.name}: {verdict.reason}",
-            f"closest: {closest} (‸ marks the cursors; - expected, + predicted)",
+            f"{item.name}: {'; '.join(problems)}",
+            f"closest: {closest}; delta-chrF {metrics['delta_chr_f']:.1f}, "
+            f"reversal {metrics['reversal_ratio']:.2f}"
+            + (f", cursor off by {cursor} bytes" if cursor else ""),
         ]
+        diff = failure_diff(verdict, scene.buffers, scene.cursor.path)
         if diff:
+            message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))
         pytest.fail("\n".join(message), pytrace=False)
 
