@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from difflib import SequenceMatcher
 from typing import Any
@@ -1261,6 +1261,15 @@ class PredictionScore:
     @property
     def exact_lines(self) -> ClassificationMetrics:
         return ClassificationMetrics(self.exact_lines_tp, self.exact_lines_fp, self.exact_lines_fn)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PredictionScore:
+        """The inverse of :meth:`to_dict` (records travel between processes as dicts)."""
+        values: dict[str, Any] = {f.name: data.get(f.name) for f in fields(cls)}
+        jump = values.get("jump_location")
+        if isinstance(jump, Mapping):
+            values["jump_location"] = JumpLocation(**jump)
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """Zed's JSON: ``?`` fields left out when None, ``jump_location`` nested."""

@@ -76,6 +76,19 @@ REPORT_OPTIONS: tuple[Option, ...] = (
     Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1),
     Option("min_delta_chrf", "fail an item whose delta-chrF (0-100) is below this", kind="float"),
     Option("max_reversal", "fail an item whose reversal ratio (0-1) is above this", kind="float"),
+    Option("report", "write one JSON record per item and trial to this .jsonl file", kind="path"),
+    Option("summary_json", "write Zed's SummaryJson (ep eval --summary-json) to this file", kind="path"),
+    Option("html", "write a self-contained HTML report to this file", kind="path"),
+    Option("summary_limit", "rows of the per-example table (all with -v)", kind="int", default=20),
+    Option("group_by", "also summarise by 'repository' and/or 'tag' (repeatable)", kind="list",
+           default=()),
+    Option("fail_under", "the exit status follows the pass rate: fail only below PCT percent",
+           kind="float"),
+    Option("baseline", "compare this run with an earlier --editpred-report file", kind="path"),
+    Option("fail_on_regression", "with --editpred-baseline: fail when any example regressed",
+           kind="bool", default=False),
+    Option("accept", "append a failing prediction to its .md file as a new Expected Patch",
+           kind="bool", default=False, ini=False),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}

@@ -22,6 +22,12 @@ ENTRY_POINT_GROUP = "pytest_editpred.providers"
 BUILTIN: dict[str, str] = {
     "oracle": "._oracle:make_oracle",
     "noop": "._oracle:make_noop",
+    "baseline": "._baseline:make_baseline",
+    "openai": "._openai:make_openai",
+    "openai-chat": "._openai:make_openai_chat",
+    "llamacpp-infill": "._fim:make_llamacpp_infill",
+    "mistral-fim": "._fim:make_mistral_fim",
+    "replay": "._replay:make_replay",
 }
 
 

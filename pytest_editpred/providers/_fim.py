@@ -1,0 +1,89 @@
+"""Fill-in-the-middle providers: ``llamacpp-infill`` and ``mistral-fim``.
+
+FIM models only insert: the context before the cursor is the prefix, the context
+after it the suffix, and the completion is inserted at the cursor, which ends up
+after the inserted text. An empty completion predicts no change. A completion cut
+off by ``max_tokens`` is still an insertion, so it is kept, not failed.
+
+``llamacpp-infill`` POSTs to llama.cpp's ``/infill`` (``input_prefix``,
+``input_suffix``, ``n_predict``, …; the answer is ``content``); the model is
+optional, the server serves one. ``mistral-fim`` POSTs to ``/v1/fim/completions``
+(``prompt``, ``suffix``, ``model``, …; the answer is ``choices[0].message.content``
+or ``choices[0].text``), as Mistral's API, Inception and Codestral servers do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._request import PredictionRequest
+from ._base import HTTPProvider, factory, first_choice, openai_usage
+from ._endpoint import Reply, malformed
+from ._prompts import fim_parts
+from ._window import Answer, Window
+
+__all__ = ["LlamaCppInfill", "MistralFIM", "make_llamacpp_infill", "make_mistral_fim"]
+
+
+class LlamaCppInfill(HTTPProvider):
+    """llama.cpp's /infill endpoint (input_prefix, input_suffix)."""
+
+    name = "llamacpp-infill"
+    path = "/infill"
+    needs_model = False
+
+    def build(self, request: PredictionRequest, window: Window) -> tuple[dict[str, Any], Any]:
+        prefix, suffix = fim_parts(window)
+        body: dict[str, Any] = {"input_prefix": prefix, "input_suffix": suffix, **self.sampling("n_predict")}
+        if self.settings.model:
+            body["model"] = self.settings.model
+        return body, {"input_prefix": prefix, "input_suffix": suffix}
+
+    def extract(self, data: Any) -> Reply:
+        if not isinstance(data, dict) or not isinstance(data.get("content"), str):
+            raise malformed(self.endpoint.url, "has no content", data)
+        cut = data.get("stopped_limit") is True or data.get("stop_type") == "limit"
+        usage = {
+            name: data[key]
+            for name, key in (("prompt_tokens", "tokens_evaluated"), ("completion_tokens", "tokens_predicted"))
+            if isinstance(data.get(key), int)
+        }
+        model = data.get("model")
+        return Reply(data["content"], "length" if cut else "stop", usage, model if isinstance(model, str) else None)
+
+    def parse(self, reply: Reply, window: Window) -> Answer:
+        return window.insert_at_cursor(reply.text)
+
+
+class MistralFIM(HTTPProvider):
+    """Mistral-style /v1/fim/completions (prompt, suffix)."""
+
+    name = "mistral-fim"
+    path = "/v1/fim/completions"
+
+    def build(self, request: PredictionRequest, window: Window) -> tuple[dict[str, Any], Any]:
+        prefix, suffix = fim_parts(window)
+        body = {"model": self.settings.model, "prompt": prefix, "suffix": suffix, **self.sampling()}
+        return body, {"prompt": prefix, "suffix": suffix}
+
+    def extract(self, data: Any) -> Reply:
+        choice = first_choice(data, self.endpoint.url)
+        message = choice.get("message")
+        text = message.get("content") if isinstance(message, dict) else choice.get("text")
+        if not isinstance(text, str):
+            raise malformed(self.endpoint.url, "has neither choices[0].message.content nor choices[0].text", data)
+        reason = choice.get("finish_reason")
+        model = data.get("model")
+        return Reply(
+            text,
+            reason if isinstance(reason, str) else None,
+            openai_usage(data),
+            model if isinstance(model, str) else None,
+        )
+
+    def parse(self, reply: Reply, window: Window) -> Answer:
+        return window.insert_at_cursor(reply.text)
+
+
+make_llamacpp_infill = factory(LlamaCppInfill)
+make_mistral_fim = factory(MistralFIM)

@@ -1,0 +1,347 @@
+"""Prompt formats and the parsing of their answers.
+
+A format is a pair of pure functions: ``render(request, window)`` builds the prompt,
+``parse(output, window, truncated)`` turns the model's text back into the new text of
+the cursor file (:class:`~._window.Answer`). They are pure so the exact prompt can be
+pinned by golden tests and a cached answer parses the same way every time.
+
+``zeta`` (Zeta 1, §5.3)::
+
+    ### Instruction:
+    {ZETA1_INSTRUCTION}
+
+    ### User Edits:
+
+    User edited "path":
+    ```diff
+    @@ ... @@
+    ```
+
+    ### User Excerpt:
+
+    ```path
+    <|start_of_file|>            (only when the context starts the file)
+    context above
+    <|editable_region_start|>
+    region with <|user_cursor_is_here|>
+    <|editable_region_end|>
+    context below
+    ```
+
+    ### Response:
+
+The answer repeats the excerpt with the region rewritten; the text between the
+region markers is the new region (the request stops at ``<|editable_region_end|>``).
+
+``zeta2`` (the git-merge-marker format V0120, §5.3/§5.4)::
+
+    <|file_sep|>edit history
+    --- a/path
+    +++ b/path
+    @@ ... @@
+    <|file_sep|>path
+    <|fim_prefix|>context above<|fim_suffix|>context below
+    <|fim_middle|><<<<<<< CURRENT
+    region with <|user_cursor|>
+    =======
+
+The answer is the updated region followed by ``>>>>>>> UPDATED``.
+
+The chat format (``openai-chat``) is a system + user instruction prompt showing the
+history and the excerpt with the region marked; the answer is the last fenced code
+block, or ``NO_EDITS``.
+
+An answer without the markers a format needs, or cut off by ``max_tokens``, is a
+:class:`PredictionError`: the item fails, it is the model's fault.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .._exceptions import ConfigError, PredictionError
+from .._request import PredictionRequest
+from ._history import git_history, zeta1_history
+from ._window import Answer, Window
+
+__all__ = [
+    "CURSOR",
+    "ZETA1_CURSOR",
+    "COMPLETION_FORMATS",
+    "CompletionFormat",
+    "completion_format",
+    "render_zeta1",
+    "parse_zeta1",
+    "render_zeta2",
+    "parse_zeta2",
+    "chat_messages",
+    "parse_chat",
+    "fim_parts",
+    "last_fenced_block",
+]
+
+CURSOR = "<|user_cursor|>"
+ZETA1_CURSOR = "<|user_cursor_is_here|>"
+START_OF_FILE = "<|start_of_file|>"
+REGION_START = "<|editable_region_start|>"
+REGION_END = "<|editable_region_end|>"
+MERGE_CURRENT = "<<<<<<< CURRENT\n"
+MERGE_SEPARATOR = "=======\n"
+MERGE_UPDATED = ">>>>>>> UPDATED"
+NO_EDITS = "NO_EDITS"
+
+ZETA1_INSTRUCTION = (
+    "You are a code completion assistant and your task is to analyze user edits and then "
+    "rewrite an excerpt that the user provides, suggesting the appropriate edits within the "
+    "excerpt, taking into account the cursor location."
+)
+
+CHAT_SYSTEM = (
+    "You predict the next edit a programmer makes in their code editor. You are shown "
+    "their recent edits, oldest first, and the code around their cursor with an editable "
+    f"region between {REGION_START} and {REGION_END}; {CURSOR} marks the cursor.\n"
+    "Answer with the editable region rewritten with the next edit applied, in a single "
+    f"fenced code block, without the region markers, with {CURSOR} where the cursor "
+    "should be after the edit. Change only what the recent edits imply and keep "
+    "everything else exactly as it is, whitespace included. If no edit is needed, "
+    f"answer {NO_EDITS}."
+)
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def _take_cursor(region: str, token: str) -> tuple[str, int | None]:
+    """Remove every ``token``; the first one's position is the cursor."""
+    position = region.find(token)
+    if position < 0:
+        return region, None
+    return region.replace(token, ""), position
+
+
+def _unusable(reason: str, output: str, fmt: str) -> PredictionError:
+    return PredictionError(
+        f"{reason} (prompt format {fmt!r}); the answer was {_cut(output)}",
+        fix=f"Check that the model was trained for the {fmt!r} prompt format.",
+    )
+
+
+def _truncated(fmt: str, output: str) -> PredictionError:
+    return PredictionError(
+        f"the answer was cut off by max_tokens before its end marker (prompt format {fmt!r}); "
+        f"it ends with {_cut(output[-200:])}",
+        fix="Raise max_tokens (--editpred-max-tokens), or shrink the editable region.",
+    )
+
+
+# -- Zeta 1 ------------------------------------------------------------------------
+
+
+def render_zeta1(request: PredictionRequest, window: Window) -> str:
+    excerpt = (
+        f"```{window.path}\n"
+        + (f"{START_OF_FILE}\n" if window.at_file_start else "")
+        + window.before_region
+        + f"{REGION_START}\n"
+        + window.region_before_cursor
+        + ZETA1_CURSOR
+        + window.region_after_cursor
+        + f"\n{REGION_END}"
+        + window.after_region
+        + "\n```"
+    )
+    return (
+        f"### Instruction:\n{ZETA1_INSTRUCTION}\n\n"
+        f"### User Edits:\n\n{zeta1_history(request.events)}\n\n"
+        f"### User Excerpt:\n\n{excerpt}\n\n"
+        "### Response:\n"
+    )
+
+
+def parse_zeta1(output: str, window: Window, truncated: bool = False) -> Answer:
+    """The text between the region markers is the new region (Zed's zeta1 parser,
+    plus the cursor token's position)."""
+    count = output.count(REGION_START)
+    if count != 1:
+        raise _unusable(f"the answer has {count} {REGION_START!r} markers, expected one", output, "zeta")
+    if output.count(REGION_END) > 1:
+        raise _unusable(f"the answer has more than one {REGION_END!r} marker", output, "zeta")
+    after = output[output.index(REGION_START) + len(REGION_START) :]
+    newline = after.find("\n")
+    if newline < 0:
+        if truncated:
+            raise _truncated("zeta", output)
+        raise _unusable(f"no line break after {REGION_START!r}", output, "zeta")
+    body = after[newline + 1 :]
+    end = body.find(REGION_END)
+    if end >= 0:
+        region = body[:end]
+    elif truncated:
+        raise _truncated("zeta", output)
+    else:  # the server stopped on the end marker, which it does not echo
+        region = body
+    region = region[:-1] if region.endswith("\n") else region
+    region, cursor = _take_cursor(region, ZETA1_CURSOR)
+    return window.replace_region(region, cursor)
+
+
+# -- zeta2 (git merge markers) -----------------------------------------------------
+
+
+def render_zeta2(request: PredictionRequest, window: Window) -> str:
+    history = git_history(request.events)
+    prompt = f"<|file_sep|>edit history\n{history}" if history else ""
+    suffix = window.after_region
+    suffix = suffix[1:] if suffix.startswith("\n") else suffix
+    prompt += f"<|file_sep|>{window.path}\n<|fim_prefix|>{window.before_region}<|fim_suffix|>{suffix}"
+    if not prompt.endswith("\n"):
+        prompt += "\n"
+    prompt += f"<|fim_middle|>{MERGE_CURRENT}{window.region_before_cursor}{CURSOR}{window.region_after_cursor}"
+    if not prompt.endswith("\n"):
+        prompt += "\n"
+    return prompt + MERGE_SEPARATOR
+
+
+def parse_zeta2(output: str, window: Window, truncated: bool = False) -> Answer:
+    """§5.4: the answer up to ``>>>>>>> UPDATED`` is the new region, as whole lines;
+    the first ``<|user_cursor|>`` is the cursor."""
+    end = output.find(MERGE_UPDATED)
+    if end >= 0:
+        region = output[:end]
+    elif truncated:
+        raise _truncated("zeta2", output)
+    else:  # the server stopped on the end marker, which it does not echo
+        region = output
+    region, cursor = _take_cursor(region, CURSOR)
+    return window.replace_region_lines(region, cursor)
+
+
+# -- chat --------------------------------------------------------------------------
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def chat_messages(request: PredictionRequest, window: Window) -> list[dict[str, str]]:
+    history = git_history(request.events)
+    excerpt = (
+        window.before_region
+        + f"{REGION_START}\n"
+        + window.region_before_cursor
+        + CURSOR
+        + window.region_after_cursor
+        + f"\n{REGION_END}"
+        + window.after_region
+    )
+    if history:
+        fence = _fence(history)
+        edits = f"My recent edits, oldest first:\n\n{fence}diff\n{history}{fence}\n\n"
+    else:
+        edits = "I have not edited anything yet.\n\n"
+    fence = _fence(excerpt)
+    user = (
+        f"{edits}The file `{window.path}` around my cursor:\n\n"
+        f"{fence}{window.path}\n{excerpt}\n{fence}\n\n"
+        f"Rewrite the editable region with my next edit, or answer {NO_EDITS}."
+    )
+    return [{"role": "system", "content": CHAT_SYSTEM}, {"role": "user", "content": user}]
+
+
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, bool]]:
+    """Every fenced code block as (content, closed). CommonMark fences: the closing
+    fence uses the same character and is at least as long; an unclosed block runs to
+    the end of the text."""
+    blocks: list[tuple[str, bool]] = []
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        opening = _FENCE_OPEN.match(lines[index])
+        if opening is None or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            index += 1
+            continue
+        fence = opening.group(1)
+        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        body: list[str] = []
+        index += 1
+        while index < len(lines) and not closing.match(lines[index]):
+            body.append(lines[index])
+            index += 1
+        blocks.append(("\n".join(body), index < len(lines)))
+        index += 1
+    return blocks
+
+
+def last_fenced_block(text: str) -> str | None:
+    """The content of the last fenced code block, or ``None`` if there is none."""
+    blocks = _fenced_blocks(text)
+    return blocks[-1][0] if blocks else None
+
+
+def parse_chat(output: str, window: Window, truncated: bool = False) -> Answer:
+    blocks = _fenced_blocks(output)
+    if not blocks:
+        if NO_EDITS in output:
+            return Answer(None)
+        if truncated:
+            raise _truncated("chat", output)
+        raise _unusable(f"the answer has no fenced code block and no {NO_EDITS}", output, "chat")
+    block, closed = blocks[-1]
+    if truncated and not closed:
+        raise _truncated("chat", output)
+    if block.strip() == NO_EDITS:
+        return Answer(None)
+    lines = block.split("\n")
+    if lines and lines[0].strip() == REGION_START:
+        lines = lines[1:]
+    if lines and lines[-1].strip() == REGION_END:
+        lines = lines[:-1]
+    region = "\n".join(lines).replace(REGION_START, "").replace(REGION_END, "")
+    region, cursor = _take_cursor(region, CURSOR)
+    return window.replace_region(region, cursor)
+
+
+# -- fill in the middle ------------------------------------------------------------
+
+
+def fim_parts(window: Window) -> tuple[str, str]:
+    """Prefix and suffix for FIM endpoints: the context split at the cursor."""
+    return window.text[window.context_start : window.cursor], window.text[window.cursor : window.context_end]
+
+
+# -- registry for raw-completion endpoints -----------------------------------------
+
+
+@dataclass(frozen=True)
+class CompletionFormat:
+    """A raw-prompt format: how to render, how to parse, where the server may stop."""
+
+    name: str
+    render: Callable[[PredictionRequest, Window], str]
+    parse: Callable[[str, Window, bool], Answer]
+    stop: tuple[str, ...]
+
+
+COMPLETION_FORMATS: dict[str, CompletionFormat] = {
+    "zeta": CompletionFormat("zeta", render_zeta1, parse_zeta1, (REGION_END,)),
+    "zeta2": CompletionFormat("zeta2", render_zeta2, parse_zeta2, (MERGE_UPDATED,)),
+}
+_ALIASES = {"zeta1": "zeta"}
+
+
+def completion_format(name: str) -> CompletionFormat:
+    found = COMPLETION_FORMATS.get(_ALIASES.get(name, name))
+    if found is None:
+        raise ConfigError(
+            f"unknown prompt format {name!r}",
+            fix=f"Pick one of: {', '.join(COMPLETION_FORMATS)} (--editpred-prompt-format).",
+        )
+    return found

@@ -1,0 +1,174 @@
+"""``replay``: answer from a JSONL file of earlier predictions, without any model.
+
+Why: to re-score a past run (new metrics, fixed examples) or to score predictions
+made elsewhere (Zed's ``ep``, a notebook) with exactly the same pipeline.
+
+The file (``settings.replay_path``, ``--editpred-replay``) has one JSON object per
+line; blank lines are skipped. Two forms are accepted, and may be mixed:
+
+* a run-report record::
+
+      {"name": "flask--add-import", "trial": 1,
+       "predicted_patch": "--- a/app.py\\n+++ b/app.py\\n@@ ...",   # or "predicted_text"
+       "predicted_cursor": 123, "model": "zeta", "raw_output": "...", ...}
+
+* the simple form::
+
+      {"name": "flask--add-import", "patch": "...", "cursor": 123}    # or "text"
+
+``name`` is the example's name. ``cursor`` (``predicted_cursor``) is optional: a
+character offset into the cursor file *after* the patch (an object with an
+``offset`` is accepted too). ``patch`` is a unified diff; ``text`` the whole new
+cursor file; neither means "no change". Other keys are ignored, except ``error``:
+a record with an error and no answer replays that failure.
+
+Lookup: the record for (name, trial); else the record for the name (a later line
+replaces an earlier one with the same key). A name the file does not have is a
+:class:`PredictionError`: the item fails, saying the replay file has no answer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._exceptions import ConfigError, PredictionError
+from .._prediction import Prediction
+from .._request import PredictionRequest
+from .._settings import Settings
+from ._registry import Completion
+
+__all__ = ["Replay", "ReplayRecord", "load_replay", "make_replay"]
+
+
+@dataclass(frozen=True)
+class ReplayRecord:
+    """One line of a replay file, normalised."""
+
+    name: str
+    trial: int | None
+    patch: str | None
+    text: str | None
+    cursor: int | None
+    model: str | None
+    raw_output: str | None
+    error: str | None
+    line: int
+
+
+def _cursor(value: Any, where: str) -> int | None:
+    if isinstance(value, dict):
+        value = value.get("offset")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{where}: the cursor {value!r} is not a character offset", fix=_FIX)
+    return value
+
+
+def _string(record: dict[str, Any], keys: tuple[str, ...], where: str) -> str | None:
+    for key in keys:
+        value = record.get(key)
+        if value is not None:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: {key!r} must be a string", fix=_FIX)
+            return value
+    return None
+
+
+_FIX = "Write one JSON object a line: {\"name\": ..., \"patch\": ..., \"cursor\": ...}."
+
+
+def _record(data: Any, line: int, where: str) -> ReplayRecord:
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        raise ConfigError(f"{where}: each line must be a JSON object with a string 'name'", fix=_FIX)
+    trial = data.get("trial")
+    if trial is not None and (isinstance(trial, bool) or not isinstance(trial, int)):
+        raise ConfigError(f"{where}: 'trial' must be an integer", fix=_FIX)
+    patch = _string(data, ("predicted_patch", "patch"), where)
+    text = _string(data, ("predicted_text", "text"), where)
+    if patch is not None and text is not None:
+        raise ConfigError(f"{where}: give a patch or a text, not both", fix=_FIX)
+    error = data.get("error")
+    return ReplayRecord(
+        name=data["name"],
+        trial=trial,
+        patch=patch,
+        text=text,
+        cursor=_cursor(data.get("predicted_cursor", data.get("cursor")), where),
+        model=data["model"] if isinstance(data.get("model"), str) else None,
+        raw_output=_string(data, ("raw_output",), where),
+        error=None if error in (None, "") else str(error),
+        line=line,
+    )
+
+
+def load_replay(path: Path) -> tuple[dict[tuple[str, int], ReplayRecord], dict[str, ReplayRecord]]:
+    """The records by (name, trial) and by name; :class:`ConfigError` on a bad file."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"cannot read the replay file {path}: {error}", fix="Give --editpred-replay an existing JSONL file."
+        ) from None
+    by_trial: dict[tuple[str, int], ReplayRecord] = {}
+    by_name: dict[str, ReplayRecord] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ConfigError(f"{where}: not JSON ({error.msg})", fix=_FIX) from None
+        record = _record(data, number, where)
+        if record.trial is not None:
+            by_trial[(record.name, record.trial)] = record
+        by_name[record.name] = record
+    return by_trial, by_name
+
+
+class Replay:
+    """Answers from a replay file, looked up by example name and trial."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.by_trial, self.by_name = load_replay(self.path)
+
+    def __repr__(self) -> str:
+        return f"Replay({str(self.path)!r}, {len(self.by_name)} names)"
+
+    def lookup(self, name: str, trial: int) -> ReplayRecord | None:
+        return self.by_trial.get((name, trial)) or self.by_name.get(name)
+
+    def complete(self, request: PredictionRequest) -> Prediction:
+        example = request.example
+        record = self.lookup(example.name, request.trial) or self.lookup(example.filename, request.trial)
+        if record is None:
+            raise PredictionError(
+                f"the replay file {self.path} has no answer for {example.name!r} (trial {request.trial})",
+                fix="Add a line with this name to the replay file, or run the model.",
+            )
+        where = f"{self.path}:{record.line}"
+        if record.error is not None and record.patch is None and record.text is None:
+            raise PredictionError(f"the replayed run recorded an error for {example.name!r} ({where}): {record.error}")
+        return Prediction(
+            patch=record.patch,
+            text=record.text,
+            cursor=record.cursor,
+            raw_output=record.raw_output if record.raw_output is not None else (record.patch or record.text),
+            model=record.model or "replay",
+            extra={"provider": "replay", "replay": where},
+        )
+
+
+def make_replay(settings: Settings) -> Completion:
+    """The ``replay`` provider: answers from ``settings.replay_path``."""
+    if settings.replay_path is None:
+        raise ConfigError(
+            "provider 'replay' needs a replay file",
+            fix="Give --editpred-replay PATH, a JSONL file of earlier predictions.",
+        )
+    return Replay(settings.replay_path).complete
