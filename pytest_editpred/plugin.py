@@ -15,7 +15,8 @@ import pytest
 
 from .integration import options
 from .integration.collect import TRIALS_KEY, ExampleFile, ExampleItem, is_example_file
-from .integration.runner import PREPARED_KEY, RUN_KEY, Prepared, Run
+from ._exceptions import EditPredError
+from .integration.runner import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, Prepared, Run
 
 _ROOTS_KEY = pytest.StashKey[list[Path]]()
 
@@ -101,12 +102,17 @@ def editpred_prediction(
     item = request.node
     if not isinstance(item, ExampleItem):
         raise pytest.UsageError("editpred_prediction is only for edit-prediction examples")
-    if item.load_error is not None:
-        raise item.load_error
     run = _run(item.config)
     item.stash[RUN_KEY] = run
-    prefetch = editpred_completion is _editpred_session_completion
-    prepared = run.predict(item, editpred_completion, prefetch=prefetch)
+    try:
+        if item.load_error is not None:
+            raise item.load_error
+        prefetch = editpred_completion is _editpred_session_completion
+        prepared = run.predict(item, editpred_completion, prefetch=prefetch)
+    except EditPredError as error:
+        # A message for people, not a traceback: the example, git or the server failed.
+        item.stash[SETUP_ERROR_KEY] = error
+        pytest.fail(str(error), pytrace=False)
     item.stash[PREPARED_KEY] = prepared
     return prepared
 

@@ -18,7 +18,7 @@ import pytest
 from .._exceptions import ConfigError, EditPredError, InfrastructureError
 from . import options
 from .collect import ExampleItem
-from .runner import PREPARED_KEY, RUN_KEY, Prepared
+from .runner import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, Prepared
 
 __all__ = ["Reporter", "annotate", "record_of"]
 
@@ -127,7 +127,7 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
         return
     if report.when == "setup" and report.skipped:
         return
-    error = call.excinfo.value if call.excinfo is not None else None
+    error = item.stash.get(SETUP_ERROR_KEY, None) or (call.excinfo.value if call.excinfo is not None else None)
     record = record_of(item, report, error)
     report.editpred = record  # type: ignore[attr-defined]
     properties: list[tuple[str, Any]] = [
@@ -230,6 +230,7 @@ class Reporter:
             from ..reports import JsonlReport
 
             self.jsonl = JsonlReport(report)
+            self.jsonl.open()
             self.written.append(f"records: {report}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

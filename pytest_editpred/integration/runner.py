@@ -29,10 +29,11 @@ if TYPE_CHECKING:
     from .._scene import Scene
     from .._verdict import Candidate, Verdict
 
-__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY"]
+__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY"]
 
 RUN_KEY = pytest.StashKey["Run"]()
 PREPARED_KEY = pytest.StashKey["Prepared"]()
+SETUP_ERROR_KEY = pytest.StashKey[EditPredError]()
 
 
 class _Locked:
@@ -297,8 +298,3 @@ async def _finish_async(prepared: Prepared, answer: Any, start: float) -> Prepar
         prepared.prediction_error = error
     prepared.latency = time.perf_counter() - start
     return prepared
-
-
-def error_of(excinfo: Any) -> EditPredError | None:
-    value = getattr(excinfo, "value", None)
-    return value if isinstance(value, EditPredError) else None

@@ -1,0 +1,192 @@
+"""The JSONL record file: one JSON object per item and trial, written as it finishes.
+
+A run can be killed at any moment (Ctrl-C, a CI timeout, an OOM). Each record is
+therefore written with a single ``write`` of one complete line, flushed and fsynced
+before :meth:`JsonlReport.append` returns: the file always holds every record that
+finished, plus at most one torn last line, which :func:`read_records` drops.
+
+The file describes *one* run, so :meth:`JsonlReport.open` truncates it: appending a
+second run to the first would make ``--editpred-compare`` pair a run with itself.
+
+Records carry no credentials, but error messages (``reason``, attempt errors) quote
+whatever a server or library said, and that can echo a header or a URL with a token.
+:func:`scrub_secrets` replaces the values of secret-looking environment variables
+before anything reaches the disk (the HTML report uses it too).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from .._exceptions import ConfigError
+
+__all__ = ["JsonlReport", "read_records", "scrub_secrets"]
+
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
+# Shorter values ("1", "true", "dev") are settings, not secrets, and replacing them
+# would mangle ordinary text.
+_MIN_SECRET_LENGTH = 8
+REDACTED = "[redacted]"
+
+
+def _secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    env = os.environ if environ is None else environ
+    values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LENGTH}
+    # Longest first, so a secret that contains another is replaced whole.
+    return sorted(values, key=len, reverse=True)
+
+
+def scrub_secrets(value: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """``value`` with every secret-looking environment value replaced by ``[redacted]``.
+
+    A variable is secret-looking when its name contains KEY, TOKEN, SECRET,
+    PASSWORD, CREDENTIAL or AUTH and its value has at least 8 characters. Works on
+    nested dicts and lists; returns new containers, never mutates ``value``.
+    """
+    secrets = _secret_values(environ)
+    return _scrub(value, secrets) if secrets else value
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, Mapping):
+        return {key: _scrub(item, secrets) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(item, secrets) for item in value]
+    return value
+
+
+def _strict(value: Any) -> Any:
+    """NaN and infinities as ``null``: strict JSON readers (jq, browsers) reject them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(key): _strict(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(item) for item in value]
+    return value
+
+
+def encode_record(record: Mapping[str, Any]) -> str:
+    """One record as one line of strict JSON, without the newline.
+
+    ``json.dumps`` escapes ``\\n`` inside strings, so the line never breaks; other
+    objects (a ``Path``) are written as their ``str``.
+    """
+    return json.dumps(
+        _strict(scrub_secrets(record)), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str
+    )
+
+
+class JsonlReport:
+    """Write a run's records to ``path``, one line each, durable as they come.
+
+    Usage: ``open()`` at session start (truncates), ``append(record)`` per item and
+    trial, ``close()`` at the end; or use it as a context manager. Only the
+    process that aggregates (the xdist controller) should own one.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._file: IO[str] | None = None
+        self.count = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._file is None
+
+    def open(self) -> JsonlReport:
+        """Create (or truncate) the file and its parent directories."""
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # newline="" so "\n" is written as is on every platform.
+            self._file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115 (held open)
+            self.count = 0
+        return self
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        """Write one record as a line, then flush and fsync it."""
+        if self._file is None:
+            raise ValueError(f"the JSONL report {self.path} is not open; call open() first")
+        self._file.write(encode_record(record) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self.count += 1
+
+    def close(self) -> None:
+        if self._file is not None:
+            try:
+                self._file.close()
+            finally:
+                self._file = None
+
+    def __enter__(self) -> JsonlReport:  # noqa: PYI034 (typing.Self needs 3.11)
+        return self.open()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every record of a JSONL report, in file order.
+
+    A last line without its newline that is not valid JSON is the torn write of a
+    killed run and is dropped. Any other bad line (or a line that is not a JSON
+    object) is a :class:`ConfigError` naming the file and 1-based line: the file
+    is a user's option value (``--editpred-compare``), not ours to guess at.
+    Blank lines are skipped.
+    """
+    where = Path(path)
+    try:
+        data = where.read_bytes()
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the JSONL report: {error.strerror or error}",
+            fix="Give the path of a file written by --editpred-jsonl.",
+            path=where,
+        ) from None
+    # Split on b"\n" only: str.splitlines would also break at U+2028 or \x85, which
+    # ensure_ascii=False leaves unescaped inside strings.
+    lines = data.split(b"\n")
+    torn = not data.endswith(b"\n")
+    records: list[dict[str, Any]] = []
+    for number, raw in enumerate(lines, start=1):
+        last = number == len(lines)
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            if last and torn:
+                break  # the run was killed in the middle of this line
+            raise ConfigError(
+                f"line {number} is not valid JSON: {error}",
+                fix="The report is corrupt; run again to write a new one.",
+                path=where,
+                line=number,
+            ) from None
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"line {number} is a JSON {type(value).__name__}, not a record object",
+                fix="Give the path of a file written by --editpred-jsonl.",
+                path=where,
+                line=number,
+            )
+        records.append(value)
+    return records

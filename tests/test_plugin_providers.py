@@ -1,0 +1,158 @@
+"""Model providers through the plugin: outcomes, attempts, secrets, cache, cancellation.
+
+A real HTTP server on loopback (tests/llm_server.py) plays the model. The FIM
+provider is used because its answer is plain text inserted at the cursor: the
+example's expected edit is ``\\n    return a - b`` after ``def sub(a, b):``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import SUB, Project
+from llm_server import LLMServer, llm_server_fixture  # noqa: F401
+
+RIGHT = "\n    return a - b"
+WRONG = "\n    return a * b"
+KEY = "sk-secret-4242-do-not-print"
+
+
+def fim_args(server: LLMServer, *extra: str) -> list[str]:
+    return ["evals", "--editpred-provider=llamacpp-infill", f"--editpred-base-url={server.url}", *extra]
+
+
+def properties(xml_path) -> dict[str, dict[str, str]]:
+    root = ET.parse(xml_path).getroot()
+    return {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in root.iter("testcase")
+    }
+
+
+def test_right_answer_passes_wrong_answer_fails(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB)
+    llm_server.answer(RIGHT)
+    xml = project.pytester.path / "j.xml"
+    result = project.pytester.runpytest(*fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args)
+    result.assert_outcomes(passed=1)
+    props = properties(xml)["calc--sub"]
+    assert props["editpred_attempt_1"].startswith("ok ")
+    assert props["editpred_delta_chr_f"] == "100.0"
+    llm_server.answer(WRONG)
+    result = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=off"), *plugin_args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*matches none of the 1 expected patch*", "*delta-chrF*"])
+
+
+def test_server_errors_are_errors_after_every_retry(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB)
+    llm_server.answer(RIGHT)
+    llm_server.fail(503, times=3)
+    xml = project.pytester.path / "j.xml"
+    args = fim_args(llm_server, f"--junitxml={xml}", "--editpred-retries=3", "--editpred-cache=off")
+    result = project.pytester.runpytest(*args, *plugin_args)
+    result.assert_outcomes(errors=1)  # never FAILED: the server, not the model, failed
+    assert len(llm_server.requests) == 3
+    props = properties(xml)["calc--sub"]
+    assert [props[f"editpred_attempt_{i}"].split()[0] for i in (1, 2, 3)] == ["http-503"] * 3
+    assert props["editpred_outcome"] == "error"
+    assert props["editpred_reason"].startswith("infrastructure:")
+
+
+def test_a_retry_that_succeeds_passes_and_records_both_attempts(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB)
+    llm_server.answer(RIGHT)
+    llm_server.fail(500, times=1)
+    xml = project.pytester.path / "j.xml"
+    result = project.pytester.runpytest(*fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args)
+    result.assert_outcomes(passed=1)
+    props = properties(xml)["calc--sub"]
+    assert props["editpred_attempt_1"].startswith("http-500") and props["editpred_attempt_2"].startswith("ok")
+
+
+def test_malformed_answer_fails_and_is_never_retried(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB)
+    llm_server.malformed(times=5)
+    result = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=off"), *plugin_args)
+    result.assert_outcomes(failed=1)
+    assert len(llm_server.requests) == 1
+    result.stdout.fnmatch_lines(["*the model's answer cannot be used*"])
+
+
+def test_the_api_key_never_leaks(project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    project.example("calc--sub", SUB)
+    project.example("calc--sub-again", SUB)
+    monkeypatch.setenv("EDITPRED_TEST_KEY", KEY)
+    llm_server.answer(RIGHT)
+    llm_server.fail(401, message=f"invalid api key {KEY}")
+    files = project.pytester.path
+    result = project.pytester.runpytest(
+        *fim_args(llm_server, "--editpred-api-key-env=EDITPRED_TEST_KEY", f"--junitxml={files / 'j.xml'}",
+                  f"--editpred-report={files / 'r.jsonl'}", f"--editpred-html={files / 'r.html'}", "-rA"),
+        *plugin_args,
+    )
+    result.assert_outcomes(passed=1, errors=1)
+    assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in llm_server.requests)
+    assert KEY not in result.stdout.str() + result.stderr.str()
+    for path in files.rglob("*"):
+        if path.is_file() and ".editpred-cache" not in path.parts and "upstream" not in path.parts:
+            assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_response_cache_modes(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB)
+    llm_server.answer(RIGHT)
+    project.pytester.runpytest(*fim_args(llm_server), *plugin_args).assert_outcomes(passed=1)
+    assert len(llm_server.requests) == 1
+    llm_server.answer(WRONG)
+    replay = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=replay-only"), *plugin_args)
+    replay.assert_outcomes(passed=1)  # from the cache: the server is not asked
+    assert len(llm_server.requests) == 1
+    fresh = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=write"), *plugin_args)
+    fresh.assert_outcomes(failed=1)  # write-only never reads: the server's new answer
+    assert len(llm_server.requests) == 2
+    # Each trial is its own cache key: trial 2 was never asked, so it misses.
+    miss = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=replay-only", "--editpred-trials=2"), *plugin_args)
+    miss.assert_outcomes(failed=2)  # t1 replays the last (wrong) answer, t2 misses
+    miss.stdout.fnmatch_lines(["*response cache*"])
+    assert len(llm_server.requests) == 2
+    shutil.rmtree(project.pytester.path / ".pytest_cache")
+    off = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=read", "-k", "calc--sub"), *plugin_args)
+    off.assert_outcomes(failed=1)
+
+
+def test_x_cancels_outstanding_requests(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    for i in range(12):
+        project.example(f"calc--sub-{i:02}", SUB)
+    llm_server.answer(WRONG)
+    llm_server.latency = 0.5
+    start = time.monotonic()
+    result = project.pytester.runpytest(
+        *fim_args(llm_server, "-x", "--editpred-concurrency=3", "--editpred-cache=off"), *plugin_args
+    )
+    elapsed = time.monotonic() - start
+    outcomes = result.parseoutcomes()
+    # -x stops at the first failure; under xdist each of the 2 workers may fail one.
+    assert 1 <= outcomes.get("failed", 0) <= (2 if plugin_args else 1) and not outcomes.get("passed")
+    assert len(llm_server.requests) < 12
+    if not plugin_args:
+        # 12 requests take 2 s at 3 in flight; -x cancels all but the first window.
+        assert len(llm_server.requests) <= 6
+        assert elapsed < 5
+
+
+def test_report_records(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    project.example("calc--sub", SUB, tags=("completion",))
+    llm_server.answer(RIGHT)
+    report = project.pytester.path / "r.jsonl"
+    project.pytester.runpytest(*fim_args(llm_server, f"--editpred-report={report}"), *plugin_args).assert_outcomes(passed=1)
+    [record] = [json.loads(line) for line in report.read_text().splitlines()]
+    assert record["name"] == "calc--sub" and record["outcome"] == "passed"
+    assert record["provider"] == "llamacpp-infill" and record["trial"] == 1
+    assert record["matched_candidate"] == 1 and record["metrics"]["delta_chr_f"] == 100.0
+    assert record["attempts"][0]["ordinal"] == 1 and record["tags"] == ["completion"]
