@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .integration import options
-from .integration.collect import TRIALS_KEY, ExampleFile, ExampleItem, is_example_file
 from ._exceptions import EditPredError
-from .integration.runner import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, Prepared, Run
+from .integration import PREPARED_KEY, ROOTS_KEY, RUN_KEY, SETUP_ERROR_KEY, TRIALS_KEY, options
 
-_ROOTS_KEY = pytest.StashKey[list[Path]]()
+if TYPE_CHECKING:
+    from .integration.runner import Prepared, Run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,7 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "editpred: an edit-prediction example (pytest-editpred)")
     base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
-    config.stash[_ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
+    config.stash[ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
     config.stash[TRIALS_KEY] = max(1, options.get(config, "trials"))
     from .integration.reporting import Reporter
 
@@ -36,10 +35,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    config = parent.config
-    if file_path.suffix.lower() in (".md", ".json", ".jsonl") and is_example_file(
-        file_path, config, config.stash[_ROOTS_KEY]
-    ):
+    if file_path.suffix.lower() not in (".md", ".json", ".jsonl"):
+        return None
+    from .integration.collect import ExampleFile, is_example_file
+
+    if is_example_file(file_path, parent.config, parent.config.stash[ROOTS_KEY]):
         return ExampleFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
     return None
 
@@ -47,6 +47,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def _run(config: pytest.Config) -> Run:
     """The session's :class:`Run`, made on first use (no cost when no example runs)."""
     if RUN_KEY not in config.stash:
+        from .integration.runner import Run
+
         cache = getattr(config, "cache", None)
         config.stash[RUN_KEY] = Run(
             config=config,
@@ -99,6 +101,8 @@ def editpred_prediction(
     request: pytest.FixtureRequest, editpred_completion: Any, _editpred_session_completion: Any
 ) -> Prepared:
     """Setup of an example item: the scene and the prediction (errors here are ERRORs)."""
+    from .integration.collect import ExampleItem
+
     item = request.node
     if not isinstance(item, ExampleItem):
         raise pytest.UsageError("editpred_prediction is only for edit-prediction examples")
@@ -122,16 +126,16 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if isinstance(item, ExampleItem):
+    if PREPARED_KEY in item.stash or SETUP_ERROR_KEY in item.stash or RUN_KEY in item.stash:
         from .integration.reporting import annotate
 
-        annotate(item, call, report)
+        annotate(item, call, report)  # type: ignore[arg-type]
     return report
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     """Name the provider, model and repository cache, when examples may run."""
-    if not any(root.is_dir() for root in config.stash[_ROOTS_KEY]) and not any(
+    if not any(root.is_dir() for root in config.stash[ROOTS_KEY]) and not any(
         str(arg).endswith((".md", ".json", ".jsonl")) for arg in config.args
     ):
         return None

@@ -17,6 +17,7 @@ import pytest
 from .._example import Example
 from .._exceptions import EditPredError
 from .._load import load_examples
+from . import TRIALS_KEY
 
 __all__ = ["ExampleFile", "ExampleItem", "is_example_file"]
 
@@ -76,9 +77,6 @@ class ExampleFile(pytest.Module):
                     ExampleItem.from_parent(self, name=name, callobj=_run_example, example=loaded, trial=trial)
                 )
         return items
-
-
-TRIALS_KEY = pytest.StashKey[int]()
 
 
 class ExampleItem(pytest.Function):

@@ -31,9 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY"]
 
-RUN_KEY = pytest.StashKey["Run"]()
-PREPARED_KEY = pytest.StashKey["Prepared"]()
-SETUP_ERROR_KEY = pytest.StashKey[EditPredError]()
+from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY  # noqa: E402  (re-exported)
 
 
 class _Locked:
