@@ -67,6 +67,24 @@ def _run(config: pytest.Config) -> Run:
     return config.stash[RUN_KEY]
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Check the options before the first example runs: a bad one is a usage error."""
+    if not any(type(item).__name__ == "ExampleItem" for item in session.items):
+        return
+    from ._exceptions import ConfigError
+    from .providers import available
+
+    try:
+        run = _run(session.config)
+        if run.settings.provider not in available():
+            raise ConfigError(
+                f"unknown provider {run.settings.provider!r}",
+                fix=f"Pick one of: {', '.join(available())} (--editpred-provider).",
+            )
+    except ConfigError as error:
+        raise pytest.UsageError(f"editpred: {error}") from None
+
+
 @pytest.fixture(scope="session")
 def editpred_settings(pytestconfig: pytest.Config) -> Any:
     """The run's provider settings (:class:`pytest_editpred.Settings`)."""
@@ -139,7 +157,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         str(arg).endswith((".md", ".json", ".jsonl")) for arg in config.args
     ):
         return None
-    run = _run(config)
+    try:
+        run = _run(config)
+    except EditPredError:
+        return None  # reported as a usage error once collection is done
     parts = [f"provider={run.settings.provider}"]
     if run.settings.model:
         parts.append(f"model={run.settings.model}")

@@ -19,9 +19,11 @@ the prediction is "no change".
 4. ``pass-new-parameter``: the user added a parameter to a function; pass it at the
    function's call sites, and on to calls in its body that take a parameter of that
    name.
-5. ``await-async-call``: the user made a function async; await the call they just
+5. ``pass-new-keyword``: the user added ``key=value`` to a call; add it to the
+   other calls of the same function, with the value adapted.
+6. ``await-async-call``: the user made a function async; await the call they just
    added in it, and the function's calls from other async functions.
-6. ``add-import``: the user's last edit uses a name the file neither defines nor
+7. ``add-import``: the user's last edit uses a name the file neither defines nor
    imports; import it (from a sibling import, another buffer, or the stdlib).
 """
 
@@ -231,7 +233,8 @@ _HEADERS: dict[str, tuple[re.Pattern[str], ...]] = {
     ),
 }
 _NOT_FUNCTIONS = frozenset(
-    "if for while switch catch return function with elif else match loop new await typeof".split()
+    ("if", "for", "while", "switch", "catch", "return", "function", "with", "elif", "else", "match", "loop",
+     "new", "await", "typeof")
 )
 
 
@@ -486,8 +489,8 @@ def complete_word(ctx: _Context) -> _Result | None:
             if word.group() == prefix:
                 return None  # already a complete word: nothing to finish
             if word.group().startswith(prefix):
-                distance = abs(word.start() - pos) if here else len(buffer) + len(text)
-                seen.setdefault(word.group(), []).append((0 if here else 1, distance, _receiver_before(buffer, word.start())))
+                rank = (0, abs(word.start() - pos)) if here else (1, 0)
+                seen.setdefault(word.group(), []).append((*rank, _receiver_before(buffer, word.start())))
     if not seen:
         return None
     candidates = list(seen)
@@ -539,18 +542,40 @@ def _rename_scope(ctx: _Context, event: EditEvent, old: str, new: str, sites: Se
     return (min(rows), max(rows)) if rows else whole
 
 
+def _defines(line: str, name: str, lang: str) -> bool:
+    """Whether ``line`` looks like it defines ``name`` (function, parameter,
+    variable, field, variant) rather than only using it."""
+    word = re.escape(name)
+    if _header_name(line, lang) is not None:
+        return _header_name(line, lang) == name or bool(re.search(rf"\(.*(?<![\w$.]){word}\b", line))
+    return bool(
+        re.search(rf"\b(?:let|const|var|def|fn|func|class|struct|enum|type|interface|trait|mut)\s+{word}\b", line)
+        or re.search(rf"(?<![\w$.]){word}\s*(?::(?!:)|=(?![=>])|:=)", line)
+        or re.match(rf"\s*(?:pub\s+)?{word}\s*(?:[({{,]|$)", line)
+    )
+
+
 def carry_rename(ctx: _Context) -> _Result | None:
-    """Rename what the user's last edit renamed, where it still has the old name."""
+    """Rename what the user's last edit renamed, where it still has the old name.
+
+    A swapped word counts as a rename when the user swapped it at a definition
+    (a parameter, a function, a field...) or at two places or more; one changed
+    argument is just a changed argument.
+    """
     event = ctx.last_event
     if event is None:
         return None
     renames: dict[tuple[str, str], list[str]] = {}
     for old, new, line in _renames(event):
         renames.setdefault((old, new), []).append(line)
+    history = [(o, n, line, _lang(e.path)) for e in ctx.request.events for o, n, line in _renames(e)]
     edits: list[_Edit] = []
     for (old, new), sites in renames.items():
         if any(o == old and n != new for o, n in renames):
             continue  # ambiguous
+        evidence = [(line, lang) for o, n, line, lang in history if (o, n) == (old, new)]
+        if len(evidence) < 2 and not any(_defines(line, new, lang) for line, lang in evidence):
+            continue
         first, last = _rename_scope(ctx, event, old, new, sites)
         begin, end = ctx.offset_of(first), ctx.offset_of(last, len(ctx.lines[last]))
         for match in re.finditer(rf"(?<![\w$]){re.escape(old)}(?![\w$])", ctx.text[begin:end]):
@@ -563,6 +588,9 @@ def carry_rename(ctx: _Context) -> _Result | None:
 # --------------------------------------------------------------------------- 3. mirror-addition
 
 
+_IMPORT_LINE = re.compile(r"\s*(?:import\b|from\s+\S+\s+import\b|use\s|#include\b|package\b|mod\s)")
+
+
 @dataclass(frozen=True)
 class _Mirror:
     swaps: dict[str, str]
@@ -572,44 +600,54 @@ class _Mirror:
 
 def _mirrors(lines: Sequence[str], hunk: _Hunk) -> Iterator[_Mirror]:
     """Added runs of the hunk that copy the same number of lines right above (or
-    below) them with words swapped. Runs slide over identical lines first, as a
-    diff may show ``}\\n if ...`` for an added ``if ... }``."""
+    below) them with words swapped."""
     base = _locate(lines, hunk.new_lines, hunk.new_start - 1)
     view = list(lines) if base is not None else list(hunk.new_lines)
     offset = base if base is not None else 0
     for change in hunk.changes:
         size = len(change.added)
-        if change.removed or not size or not any(line.strip() for line in change.added):
+        if change.removed or not any(line.strip() for line in change.added):
             continue
-        first = offset + change.at
-        starts = [first]
-        up = first
-        while up > 0 and view[up - 1] == view[up + size - 1]:
-            up -= 1
-            starts.append(up)
-        down = first
-        while down + size < len(view) and view[down + size] == view[down]:
-            down += 1
-            starts.append(down)
-        for start in starts:
-            block = view[start : start + size]
-            for below, model in ((True, view[max(0, start - size) : start]), (False, view[start + size : start + 2 * size])):
-                if len(model) != size:
-                    continue
-                pairs = [_substitution(m, b) for m, b in zip(model, block)]
-                if any(p is None and m != b for p, m, b in zip(pairs, model, block)) or not any(pairs):
-                    continue
-                swaps: dict[str, str] = {}
-                consistent = True
-                for pair in pairs:
-                    for key, value in (pair[0] if pair else {}).items():
-                        consistent = consistent and swaps.setdefault(key, value) == value
-                if consistent:
-                    yield _Mirror(swaps, any(p[1] for p in pairs if p), below)
-                    break
-            else:
-                continue
-            break
+        if any(_IMPORT_LINE.match(line) for line in change.added):
+            continue  # a new import line says nothing about the rest of the code
+        for start in _slides(view, offset + change.at, size):
+            mirror = _mirror_at(view, start, size)
+            if mirror is not None:
+                yield mirror
+                break
+
+
+def _slides(view: Sequence[str], first: int, size: int) -> list[int]:
+    """Where an added run of ``size`` lines at ``first`` could equally be: a diff
+    may show ``}`` + ``if ...`` added for an added ``if ...`` + ``}``."""
+    starts = [first]
+    up = first
+    while up > 0 and view[up - 1] == view[up + size - 1]:
+        up -= 1
+        starts.append(up)
+    down = first
+    while down + size < len(view) and view[down + size] == view[down]:
+        down += 1
+        starts.append(down)
+    return starts
+
+
+def _mirror_at(view: Sequence[str], start: int, size: int) -> _Mirror | None:
+    """The run at ``start`` as a swapped copy of the lines above it, or below."""
+    block = view[start : start + size]
+    for below, model in ((True, view[max(0, start - size) : start]), (False, view[start + size : start + 2 * size])):
+        if len(model) != size:
+            continue
+        pairs = [_substitution(m, b) for m, b in zip(model, block)]
+        if not any(pairs) or any(p is None and m != b for p, m, b in zip(pairs, model, block)):
+            continue
+        swaps: dict[str, str] = {}
+        for pair in filter(None, pairs):
+            for key, value in pair[0].items():
+                if swaps.setdefault(key, value) != value:
+                    return None
+        return _Mirror(swaps, any(pair[1] for pair in filter(None, pairs)), below)
+    return None
 
 
 def _swap_line(line: str, swaps: dict[str, str], keeps_column: bool) -> str:
@@ -633,17 +671,20 @@ def _swap_line(line: str, swaps: dict[str, str], keeps_column: bool) -> str:
     return "".join(out)
 
 
-def _block_at(lines: Sequence[str], row: int) -> int:
-    """The last row of the block starting at ``row``: its more-indented body and
-    the bracket that closes it."""
+def _block_at(lines: Sequence[str], row: int, limit: int = 16) -> int | None:
+    """The last row of the block starting at ``row`` (its more-indented body and
+    the bracket that closes it); None when longer than ``limit`` lines."""
     base = _indent(lines[row])
+    opens = lines[row].rstrip()[-1:] in "{[(:"
     end = row
-    for index in range(row + 1, min(row + 16, len(lines))):
+    for index in range(row + 1, len(lines)):
         line = lines[index]
+        if index - row >= limit:
+            return None
         if line.strip() and _indent(line) > base:
             end = index
             continue
-        if line.strip() and _indent(line) == base and line.lstrip()[:1] in "}])" and lines[row].rstrip()[-1:] in "{[(":
+        if opens and line.strip() and _indent(line) == base and line.lstrip()[:1] in "}])":
             end = index
         break
     return end
@@ -668,7 +709,9 @@ def mirror_addition(ctx: _Context) -> _Result | None:
     mirrors = [m for hunk in ctx.last_hunks for m in _mirrors(lines, hunk)]
     if not mirrors:
         return None
-    counts = Counter(key for mirror in mirrors for key in mirror.swaps)
+    counts = Counter(key for mirror in mirrors for key in mirror.swaps if len(key) > 1 and _IDENT.fullmatch(key))
+    if not counts:
+        return None
     top = max(counts.values())
     core = {key for key, count in counts.items() if count == top}
     swaps: dict[str, str] = {}
@@ -681,9 +724,11 @@ def mirror_addition(ctx: _Context) -> _Result | None:
     best: tuple[int, int, int, list[str]] | None = None
     covered = -1
     for row, line in enumerate(ctx.lines):
-        if row <= covered or not core & set(_IDENT.findall(line)):
+        if row <= covered or not core & set(_IDENT.findall(line)) or _IMPORT_LINE.match(line):
             continue
         end = _block_at(ctx.lines, row)
+        if end is None:
+            continue
         covered = end
         block = ctx.lines[row : end + 1]
         copy = [_swap_line(b, swaps, keeps_column) for b in block]
@@ -732,7 +777,7 @@ def _new_parameters(ctx: _Context) -> list[tuple[_Signature, _Signature]]:
 def _is_member(name: str, buffers: Sequence[str]) -> bool:
     """Whether some buffer declares or reads a field called ``name``."""
     field = re.compile(
-        rf"^\s*(?:pub\s+|readonly\s+)?{re.escape(name)}\??\s*:(?!:)|\.{re.escape(name)}(?![\w$(])", re.M
+        rf"^\s*(?:pub\s+|readonly\s+)?{re.escape(name)}\??\s*:(?!:)|\.{re.escape(name)}(?![\w$(])", re.MULTILINE
     )
     return any(field.search(buffer) for buffer in buffers)
 
@@ -747,7 +792,7 @@ def _calls(ctx: _Context, name: str) -> Iterator[tuple[int, int, bool]]:
         open_at = match.end() - 1
         close_at = _matching_paren(ctx.text, open_at)
         if close_at is not None:
-            yield open_at, close_at, ctx.text[: match.start()].rstrip().endswith((".", "::", "->"))
+            yield open_at, close_at, ctx.text[ctx.starts[row] : match.start()].rstrip().endswith((".", "::", "->"))
 
 
 def _argument_for(ctx: _Context, param: str, row: int, args: Sequence[str]) -> str | None:
@@ -767,9 +812,10 @@ def _insert_argument(ctx: _Context, open_at: int, close_at: int, index: int, val
     if "\n" in inner:
         return None
     spans = _split_top(inner)
-    if index == len(spans):
+    if index >= len(spans):
         return _Edit(close_at, close_at, (", " if spans else "") + value)
-    start = open_at + 1 + spans[index][0] + (len(inner[spans[index][0] :]) - len(inner[spans[index][0] :].lstrip()))
+    arg = inner[spans[index][0] :]
+    start = open_at + 1 + spans[index][0] + len(arg) - len(arg.lstrip())
     return _Edit(start, start, value + ", ")
 
 
@@ -782,7 +828,7 @@ def _call_args(ctx: _Context, open_at: int, close_at: int) -> list[str] | None:
     return args
 
 
-def _definitions(ctx: _Context, name: str) -> _Signature | None:
+def _definition(ctx: _Context, name: str) -> _Signature | None:
     """The signature of ``name`` as defined in a buffer (the cursor file first)."""
     for path, buffer in sorted(ctx.request.buffers.items(), key=lambda item: item[0] != ctx.path):
         lines = buffer.split("\n")
@@ -801,19 +847,19 @@ def pass_new_parameter(ctx: _Context) -> _Result | None:
         return None
     edits: list[_Edit] = []
     for old, new in _new_parameters(ctx):
-        added = [(i, p) for i, p in enumerate(new.params) if p not in old.params]
+        added = [p for p in new.params if p not in old.params]
         for open_at, close_at, via in _calls(ctx, new.name):
             args = _call_args(ctx, open_at, close_at)
-            expected = old.call_params(via)
-            if args is None or len(args) != len(expected):
+            if args is None or len(args) != len(old.call_params(via)):
                 continue
-            shift = len(new.params) - len(new.call_params(via))
-            for index, param in reversed(added):
-                value = _argument_for(ctx, param, ctx.row_of(open_at), args)
-                edit = _insert_argument(ctx, open_at, close_at, index - shift, value) if value else None
+            params = new.call_params(via)
+            for index, param in enumerate(params):
+                value = _argument_for(ctx, param, ctx.row_of(open_at), args) if param in added else None
+                position = sum(p not in added for p in params[:index])  # among the old arguments
+                edit = _insert_argument(ctx, open_at, close_at, position, value) if value else None
                 if edit:
                     edits.append(edit)
-        edits.extend(_forward_parameters(ctx, new, [p for _, p in added]))
+        edits.extend(_forward_parameters(ctx, new, added))
     if not edits:
         return None
     return _Result(tuple(edits), _focus_near(edits, ctx.offset), past_closers=True)
@@ -827,29 +873,152 @@ def _forward_parameters(ctx: _Context, function: _Signature, params: Sequence[st
     first, last = header, _function_end(ctx.lines, header, ctx.lang)
     begin, end = ctx.offset_of(first), ctx.offset_of(last, len(ctx.lines[last]))
     edits = []
+    signatures: dict[str, _Signature | None] = {}
     for match in re.finditer(r"(?<![\w$])([A-Za-z_]\w*)\s*\(", ctx.text[begin:end]):
         callee = match.group(1)
         if callee == function.name or callee in _NOT_FUNCTIONS:
             continue
+        if callee not in signatures:
+            signatures[callee] = _definition(ctx, callee)
         open_at = begin + match.end() - 1
         close_at = _matching_paren(ctx.text, open_at)
-        signature = _definitions(ctx, callee) if close_at is not None else None
-        if signature is None or close_at is None:
+        signature = signatures[callee]
+        args = _call_args(ctx, open_at, close_at) if close_at is not None else None
+        if signature is None or close_at is None or args is None:
             continue
-        args = _call_args(ctx, open_at, close_at)
-        via = ctx.text[: begin + match.start()].rstrip().endswith(".")
-        taken = signature.call_params(via)
-        if args is None:
-            continue
+        taken = signature.call_params(ctx.text[begin : begin + match.start()].rstrip().endswith("."))
         for param in params:
-            if param in taken and taken.index(param) == len(args) and not any(re.search(rf"\b{param}\b", a) for a in args):
+            passed = any(re.search(rf"(?<![\w$]){re.escape(param)}(?![\w$])", a) for a in args)
+            if param in taken and taken.index(param) == len(args) and not passed:
                 edit = _insert_argument(ctx, open_at, close_at, len(args), param)
                 if edit:
                     edits.append(edit)
     return edits
 
 
-# --------------------------------------------------------------------------- 5. await-async-call
+# --------------------------------------------------------------------------- 5. pass-new-keyword
+
+
+_LINE_LIMITS = (79, 88, 99, 100, 119, 120)
+
+
+def _added_keyword(old: str, new: str) -> tuple[str, str, str] | None:
+    """``(callee, key, value)`` when ``new`` is ``old`` with ``key=value`` added to
+    the arguments of a call of ``callee``."""
+    head = len(posixpath.commonprefix([old, new]))
+    tail = len(posixpath.commonprefix([old[head:][::-1], new[head:][::-1]]))
+    if old != new[:head] + new[len(new) - tail :]:
+        return None
+    inserted = new[head : len(new) - tail]
+    match = re.fullmatch(r",\s*([A-Za-z_]\w*)\s*=\s*([^,=]+?)\s*", inserted)
+    if match is None:
+        return None
+    depth = 0
+    for index in range(head - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(new[index], 0)
+        if depth < 0:
+            callee = re.search(r"([A-Za-z_]\w*)\s*$", new[:index])
+            return (callee.group(1), match.group(1), match.group(2)) if callee else None
+    return None
+
+
+def _keywords(args: Sequence[str]) -> dict[str, str]:
+    pairs = (re.fullmatch(r"\s*([A-Za-z_]\w*)\s*=\s*(.+?)\s*", arg, re.DOTALL) for arg in args)
+    return {m.group(1): m.group(2) for m in pairs if m}
+
+
+def _adapt_value(key: str, value: str, target: dict[str, str], visible: set[str]) -> str | None:
+    """The value to pass for ``key`` at a call with keywords ``target``, from the
+    ``value`` the user passed: ``R.key`` becomes ``S.key`` where the call passes
+    ``x=S.x``; a same-named variable stays if visible; a literal is copied."""
+    if re.fullmatch(rf"[A-Za-z_]\w*\.{re.escape(key)}", value):
+        receivers = {m.group(1) for k, v in target.items() if (m := re.fullmatch(rf"([A-Za-z_]\w*)\.{re.escape(k)}", v))}
+        return f"{receivers.pop()}.{key}" if len(receivers) == 1 else None
+    if value == key:
+        return key if key in visible else None
+    if re.fullmatch(r"-?[\d.]+|\"[^\"]*\"|'[^']*'|True|False|None|true|false|nil|null", value):
+        return value
+    return None
+
+
+def _line_limit(ctx: _Context) -> int | None:
+    """The line length the code seems formatted to: the smallest usual limit that
+    the longest line of the buffers in this language fits."""
+    longest = max(
+        (len(line) for path, buffer in ctx.request.buffers.items() if _lang(path) == ctx.lang for line in buffer.split("\n")),
+        default=0,
+    )
+    return next((limit for limit in _LINE_LIMITS if longest <= limit), None)
+
+
+def _wrap_call(line: str, open_col: int, close_col: int, limit: int) -> str:
+    """Black's split of a too-long one-line call: arguments on their own line,
+    or one per line with a trailing comma when they do not fit either."""
+    indent = " " * _indent(line)
+    args = [line[open_col + 1 : close_col][a:b].strip() for a, b in _split_top(line[open_col + 1 : close_col])]
+    inner = indent + "    " + ", ".join(args)
+    if len(inner) > limit:
+        inner = "\n".join(f"{indent}    {arg}," for arg in args)
+    return f"{line[: open_col + 1]}\n{inner}\n{indent}{line[close_col:]}"
+
+
+def pass_new_keyword(ctx: _Context) -> _Result | None:
+    """After the user adds ``key=value`` to a call of ``f``: add it to the other
+    calls of ``f`` in the cursor file that share a keyword with theirs (a new
+    field passed to a constructor), adapting the value; Python lines that grow too
+    long are split as Black does."""
+    event = ctx.last_event
+    if event is None:
+        return None
+    edits: list[_Edit] = []
+    for hunk in ctx.last_hunks:
+        for change in hunk.changes:
+            if len(change.removed) != len(change.added):
+                continue
+            for old_line, new_line in zip(change.removed, change.added):
+                added = _added_keyword(old_line, new_line)
+                if added is None:
+                    continue
+                callee, key, value = added
+                model_open = new_line.rfind(callee + "(") + len(callee)
+                model_close = _matching_paren(new_line, model_open)
+                if model_close is None:
+                    continue
+                model = _keywords([new_line[model_open + 1 : model_close][a:b] for a, b in _split_top(new_line[model_open + 1 : model_close])])
+                for open_at, close_at, _ in _calls(ctx, callee):
+                    edit = _keyword_edit(ctx, open_at, close_at, key, value, model)
+                    if edit is not None:
+                        edits.append(edit)
+    if not edits:
+        return None
+    return _Result(tuple(edits), _focus_near(edits, ctx.offset), past_closers=True)
+
+
+def _keyword_edit(ctx: _Context, open_at: int, close_at: int, key: str, value: str, model: dict[str, str]) -> _Edit | None:
+    """Add ``key=value`` to a one-line call that lacks it but shares a keyword
+    with the user's call ``model`` (so it is the same kind of call)."""
+    inner = ctx.text[open_at + 1 : close_at]
+    if "\n" in inner:
+        return None
+    target = _keywords([inner[a:b] for a, b in _split_top(inner)])
+    if key in target or not set(target) & set(model):
+        return None
+    row = ctx.row_of(open_at)
+    new_value = _adapt_value(key, value, target, ctx.visible_names(row))
+    if new_value is None:
+        return None
+    addition = f", {key}={new_value}" if inner.strip() else f"{key}={new_value}"
+    line = ctx.lines[row]
+    open_col, close_col = open_at - ctx.starts[row], close_at - ctx.starts[row]
+    new_line = line[:close_col] + addition + line[close_col:]
+    limit = _line_limit(ctx)
+    if ctx.lang == "py" and limit is not None and len(new_line) > limit:
+        wrapped = _wrap_call(new_line, open_col, close_col + len(addition), limit)
+        return _Edit(ctx.starts[row], ctx.starts[row] + len(line), wrapped)
+    return _Edit(close_at, close_at, addition)
+
+
+# --------------------------------------------------------------------------- 6. await-async-call
 
 
 _ASSIGNED_CALL = re.compile(
@@ -868,12 +1037,14 @@ def await_async_call(ctx: _Context) -> _Result | None:
     became: list[str] = []
     for line in added:
         match = re.search(r"\basync\s+(?:function\s*\*?\s*|def\s+)([\w$]+)", line)
-        if match and any(re.search(rf"\b{match.group(1)}\b", r) and "async" not in r for r in removed):
+        name = re.escape(match.group(1)) if match else ""
+        if match and any(re.search(rf"(?<![\w$]){name}(?![\w$])", r) and "async" not in r for r in removed):
             became.append(match.group(1))
     edits: list[_Edit] = []
     new_lines = {line.strip() for line in added}
     for name in became:
-        header = next((r for r, line in enumerate(ctx.lines) if re.search(rf"\basync\b.*\b{name}\b", line)), None)
+        word = rf"(?<![\w$]){re.escape(name)}(?![\w$])"
+        header = next((r for r, line in enumerate(ctx.lines) if re.search(rf"\basync\b.*{word}", line)), None)
         if header is None:
             continue
         for row in range(header + 1, _function_end(ctx.lines, header, ctx.lang) + 1):
@@ -888,14 +1059,14 @@ def await_async_call(ctx: _Context) -> _Result | None:
             if around is None or "async" not in ctx.lines[around[0]] or chain is None:
                 continue
             at = ctx.starts[row] + chain.start()
-            if not ctx.text[:at].rstrip().endswith("await"):
+            if not ctx.text[ctx.starts[row] : at].rstrip().endswith("await"):
                 edits.append(_Edit(at, at, "await "))
     if not edits:
         return None
     return _Result(tuple(edits), _focus_near(edits, ctx.offset))
 
 
-# --------------------------------------------------------------------------- 6. add-import
+# --------------------------------------------------------------------------- 7. add-import
 
 
 _PY_STDLIB_NAMES: dict[str, str] = {
@@ -922,98 +1093,154 @@ _PY_STDLIB_NAMES: dict[str, str] = {
 _PY_IMPORT = re.compile(r"^(?:from\s+(?P<from>[\w.]+)\s+import\s+(?P<names>[^()#]+?)\s*(?:#.*)?|import\s+(?P<module>[\w.]+))$")
 
 
+@dataclass(frozen=True)
+class _PyImport:
+    """A one-line top-level import: ``from module import names`` or ``import module``."""
+
+    row: int
+    module: str
+    names: str | None
+    names_at: int  # column of ``names``
+
+    @property
+    def sort_key(self) -> tuple[int, str]:
+        """isort's default order in a section: ``import x`` first, then ``from``."""
+        return (0 if self.names is None else 1, self.module.lower())
+
+
+def _py_imports(lines: Sequence[str]) -> list[_PyImport]:
+    found = []
+    for row, line in enumerate(lines):
+        match = _PY_IMPORT.match(line)
+        if match is None or (match.group("from") or match.group("module")) == "__future__":
+            continue
+        if match.group("from"):
+            found.append(_PyImport(row, match.group("from"), match.group("names"), match.start("names")))
+        else:
+            found.append(_PyImport(row, match.group("module"), None, 0))
+    return found
+
+
+def _py_module_of(ctx: _Context, name: str) -> str | None:
+    """Where ``name`` comes from: another buffer's absolute import, else the stdlib."""
+    for path, buffer in sorted(ctx.request.buffers.items()):
+        if path == ctx.path:
+            continue
+        for found in _py_imports(buffer.split("\n")):
+            if found.names and not found.module.startswith(".") and name in _split_names(found.names):
+                return found.module
+    return _PY_STDLIB_NAMES.get(name)
+
+
+def _split_names(names: str) -> list[str]:
+    return [n.strip() for n in names.split(",") if n.strip()]
+
+
+def _python_import(ctx: _Context, name: str, used_as_module: bool) -> _Edit | None:
+    """Import ``name`` in a Python file: into an existing ``from M import`` line,
+    or as a new line in the stdlib import block, in isort order."""
+    module = _py_module_of(ctx, name)
+    if module is None and used_as_module and name in sys.stdlib_module_names:
+        module, name = name, ""
+    if module is None:
+        return None
+    imports = _py_imports(ctx.lines)
+    for found in imports:
+        if name and found.module == module and found.names is not None:
+            names = _split_names(found.names)
+            merged = [*names, name]
+            if names == sorted(names, key=str.lower):
+                merged.sort(key=str.lower)
+            start = ctx.starts[found.row] + found.names_at
+            return _Edit(start, start + len(found.names), ", ".join(merged))
+    stdlib = [f for f in imports if f.module.split(".")[0] in sys.stdlib_module_names]
+    if not stdlib:
+        return None
+    block = [stdlib[0]]
+    for found in stdlib[1:]:
+        if found.row != block[-1].row + 1:
+            break
+        block.append(found)
+    new = _PyImport(-1, module, name or None, 0)
+    target = next((f.row for f in block if f.sort_key > new.sort_key), block[-1].row + 1)
+    at = ctx.offset_of(target) if target < len(ctx.lines) else len(ctx.text)
+    statement = f"from {module} import {name}" if name else f"import {module}"
+    return _Edit(at, at, statement + "\n")
+
+
 def _unknown_names(ctx: _Context, added: Sequence[str]) -> list[str]:
-    """Names the added lines use, not as members, that appear nowhere else in the
-    file (so nothing defines or imports them)."""
+    """Names the added lines call or use as a type, module or decorator, that they
+    do not bind and that appear nowhere else in the file (so nothing defines or
+    imports them)."""
     rows = {r for line in added if (r := _locate(ctx.lines, [line], ctx.row)) is not None}
     rest = "\n".join(line for r, line in enumerate(ctx.lines) if r not in rows)
     names: list[str] = []
     for line in added:
         for match in re.finditer(r"(?<![\w$.])([A-Za-z_]\w*)", line):
             name = match.group(1)
-            if name not in names and not re.search(rf"(?<![\w$]){name}(?![\w$])", rest):
+            if name in names or re.search(rf"(?<![\w$]){name}(?![\w$])", rest):
+                continue
+            before, after = line[: match.start()], line[match.end() :]
+            used = re.match(r"\s*[(.<\[]", after) or re.search(r"(?:@|:|->|\bnew)\s*$", before)
+            if used and not any(_binds(other, name, ctx.lang) for other in added):
                 names.append(name)
     return names
 
 
-def _python_import(ctx: _Context, name: str, used_as_module: bool) -> _Edit | None:
-    """Import ``name`` in a Python file: into an existing ``from M import`` line,
-    or as a new line in the stdlib import block, in isort order."""
-    module = _PY_STDLIB_NAMES.get(name)
-    for path, buffer in sorted(ctx.request.buffers.items()):
-        if path == ctx.path or module:
-            continue
-        for line in buffer.split("\n"):
-            match = _PY_IMPORT.match(line)
-            if match and match.group("from") and not match.group("from").startswith("."):
-                if name in [n.strip() for n in match.group("names").split(",")]:
-                    module = match.group("from")
-                    break
-    if module is None and used_as_module and name in sys.stdlib_module_names:
-        module, name = name, ""
-    if module is None:
-        return None
-    imports = [(row, _PY_IMPORT.match(line)) for row, line in enumerate(ctx.lines) if not line.startswith(" ")]
-    imports = [(row, m) for row, m in imports if m and (m.group("from") or m.group("module")) != "__future__"]
-    for row, match in imports:
-        if name and match.group("from") == module:
-            names = [n.strip() for n in match.group("names").split(",")]
-            merged = sorted([*names, name], key=str.lower) if names == sorted(names, key=str.lower) else [*names, name]
-            start = ctx.starts[row] + match.start("names")
-            return _Edit(start, start + len(match.group("names")), ", ".join(merged))
-    statement = f"from {module} import {name}" if name else f"import {module}"
-    key = (1 if name else 0, module.lower())
-    stdlib = [(row, m) for row, m in imports if (m.group("from") or m.group("module")).split(".")[0] in sys.stdlib_module_names]
-    if not stdlib:
-        return None
-    block = [stdlib[0]]
-    for row, match in stdlib[1:]:
-        if row == block[-1][0] + 1:
-            block.append((row, match))
-    target = block[-1][0] + 1
-    for row, match in block:
-        if (1 if match.group("from") else 0, (match.group("from") or match.group("module")).lower()) > key:
-            target = row
-            break
-    at = ctx.offset_of(target) if target < len(ctx.lines) else len(ctx.text)
-    return _Edit(at, at, statement + "\n")
+def _binds(line: str, name: str, lang: str) -> bool:
+    """Whether ``line`` gives ``name`` a value (so it needs no import)."""
+    word = re.escape(name)
+    return bool(
+        re.search(rf"\b(?:const|let|var|for|def|function|class|fn|func|as|import)\s+{word}\b", line)
+        or re.search(rf"(?<![\w$.]){word}\s*(?::=|=(?![=>])|=>)", line)
+        or re.search(rf"\([^()]*(?<![\w$.]){word}\b[^()]*\)\s*(?::[^=]+)?=>", line)
+        or (_header_name(line, lang) is not None and re.search(rf"[(,]\s*{word}\s*[,):]", line))
+    )
 
 
 _TS_IMPORT = re.compile(r"^import\s+(?:type\s+)?\{(?P<names>[^}]*)\}\s+from\s+(?P<q>[\"'])(?P<module>[^\"']+)(?P=q);?\s*$")
 
 
+def _ts_module_score(ctx: _Context, module: str, imported: Sequence[str], name: str) -> int:
+    """How likely ``module`` provides ``name``: it certainly does when a buffer at
+    that path exports it; else by the longest name prefix it shares with the
+    module's file name or with a name imported from it (``formatMoney`` from
+    ``./format`` for ``formatQuantity``), ending at a word boundary."""
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), module))
+    export = re.compile(rf"^export\s+(?:async\s+)?(?:function|const|let|class|interface|type|enum)\s+{re.escape(name)}\b", re.MULTILINE)
+    for path, buffer in ctx.request.buffers.items():
+        if path != ctx.path and posixpath.splitext(path)[0] == target and export.search(buffer):
+            return 1000
+    stem = posixpath.basename(module).split(".")[0]
+    score = len(stem) if stem and name.lower().startswith(stem.lower()) else 0
+    for other in imported:
+        common = len(posixpath.commonprefix([other, name]))
+        if common >= 3 and (common == len(name) or name[common].isupper() or name[common] == "_"):
+            score = max(score, common)
+    return score
+
+
 def _ts_import(ctx: _Context, name: str) -> _Edit | None:
-    """Import ``name`` in a TypeScript file: from the module a buffer exports it
-    from, or the module that already provides its closest-named sibling."""
-    best: tuple[int, int] | None = None
+    """Import ``name`` in a TypeScript file, into the ``import { ... }`` of the
+    module most likely to provide it (in order if the names there are sorted)."""
+    best: tuple[int, int, re.Match[str]] | None = None
     for row, line in enumerate(ctx.lines):
         match = _TS_IMPORT.match(line)
         if not match:
             continue
-        module = match.group("module")
-        names = [n.strip().removeprefix("type ").strip() for n in match.group("names").split(",") if n.strip()]
-        stem = posixpath.basename(module).split(".")[0]
-        score = len(stem) if stem and name.lower().startswith(stem.lower()) else 0
-        for other in names:
-            common = len(posixpath.commonprefix([other, name]))
-            if common >= 3 and (common == len(name) or name[common].isupper() or name[common] == "_"):
-                score = max(score, common)
-        for path in ctx.request.buffers:
-            if path != ctx.path and posixpath.splitext(posixpath.normpath(posixpath.join(posixpath.dirname(ctx.path), module)))[0] == posixpath.splitext(path)[0]:
-                if re.search(rf"^export\s+(?:async\s+)?(?:function|const|let|class|interface|type|enum)\s+{name}\b", ctx.request.buffers[path], re.M):
-                    score = 1000
+        imported = [n.removeprefix("type ").strip() for n in _split_names(match.group("names"))]
+        score = _ts_module_score(ctx, match.group("module"), imported, name)
         if score and (best is None or score > best[0]):
-            best = (score, row)
+            best = (score, row, match)
     if best is None:
         return None
-    match = _TS_IMPORT.match(ctx.lines[best[1]])
-    assert match is not None
-    names = [n.strip() for n in match.group("names").split(",") if n.strip()]
+    _, row, match = best
+    names = _split_names(match.group("names"))
     plain = [n.removeprefix("type ").strip() for n in names]
     merged = [*names, name]
     if plain == sorted(plain, key=str.lower):
         merged.sort(key=lambda n: n.removeprefix("type ").strip().lower())
-    start = ctx.starts[best[1]] + match.start("names")
+    start = ctx.starts[row] + match.start("names")
     return _Edit(start, start + len(match.group("names")), " " + ", ".join(merged) + " ")
 
 
@@ -1045,6 +1272,7 @@ HEURISTICS: tuple[tuple[str, Heuristic], ...] = (
     ("carry-rename", carry_rename),
     ("mirror-addition", mirror_addition),
     ("pass-new-parameter", pass_new_parameter),
+    ("pass-new-keyword", pass_new_keyword),
     ("await-async-call", await_async_call),
     ("add-import", add_import),
 )
