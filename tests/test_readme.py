@@ -1,0 +1,89 @@
+"""The README's promises: its two commands work in a fresh virtual environment, and
+its conftest.py example is complete."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import SUB, Project
+from llm_server import LLMServer, llm_server_fixture  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+NESTED = "EDITPRED_README_NESTED"
+
+
+def blocks(section: str, language: str) -> list[str]:
+    body = README.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{language}\n(.*?)```", body, re.S)
+
+
+def copy_project(target: Path) -> None:
+    """The files a clone would have: tracked and untracked-but-not-ignored."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+
+
+def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None:
+    install_and_eval, run_tests = (b.strip() for b in blocks("The two commands", "sh"))
+    assert "pytest evals/" in install_and_eval
+    project = tmp_path / "pytest-editpred"
+    copy_project(project)
+    venv = tmp_path / "venv"
+    # The venv sees the machine's packages, but pip may not download anything: no
+    # network in tests. A dependency the project fails to declare is still caught by
+    # the import check below, which runs with the venv's own interpreter.
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    env = {
+        **os.environ,
+        "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(venv),
+        "PIP_NO_INDEX": "1",
+        "PIP_NO_BUILD_ISOLATION": "0",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "EDITPRED_CACHE_DIR": str(tmp_path / "repo-cache"),
+        NESTED: "1",
+    }
+    env.pop("PYTHONPATH", None)
+
+    first = subprocess.run(["bash", "-c", install_and_eval], cwd=project, env=env, capture_output=True, text=True, timeout=900)
+    out = first.stdout + first.stderr
+    assert first.returncode in (0, 1), out  # 1: the baseline misses some examples
+    assert re.search(r"\d+ predictions: \d+ passed", out), out
+    assert "error" not in out.split("editpred summary")[-1].split("predictions:")[1].split(";")[0], out
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import pytest_editpred, pytest_editpred.plugin as p; print(p.__file__)"],
+        env=env, capture_output=True, text=True, check=True,
+    ).stdout
+    assert where.strip().startswith(str(project)), where
+
+    second = subprocess.run(["bash", "-c", run_tests], cwd=project, env=env, capture_output=True, text=True, timeout=3000)
+    assert second.returncode == 0, second.stdout[-5000:] + second.stderr[-3000:]
+    assert re.search(r"\d+ passed", second.stdout)
+
+
+def test_the_conftest_example_is_complete(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+    [example] = [b for b in blocks("Writing a completion function", "python") if "def editpred_completion" in b]
+    project.pytester.makeconftest(example.replace("http://localhost:8000", llm_server.url))
+    project.example("calc--sub", SUB)
+    llm_server.answer("\n    return a - b")
+    result = project.pytester.runpytest("evals", *plugin_args)
+    result.assert_outcomes(passed=1)
+    [request] = llm_server.requests
+    assert request.path == "/v1/completions" and "<PRE>" in request.body["prompt"]
+    assert textwrap.dedent(example).count("Prediction(") == 1
