@@ -83,9 +83,8 @@ class Run:
     offline: bool
     _cache: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
-    _prefetcher: Any = None
+    _prefetchers: list[tuple[Any, set[str]]] = field(default_factory=list)
     _prefetch_completion: Any = None
-    _prefetch_keys: set[str] = field(default_factory=set)
     thresholds: tuple[tuple[str, float | None, Callable[[float, float], bool]], ...] = ()
 
     # ------------------------------------------------------------------ scene
@@ -181,31 +180,37 @@ class Run:
         return [i for i in upcoming if isinstance(i, ExampleItem) and i.example is not None]
 
     def predict(self, item: ExampleItem, completion: Callable[..., Any], *, prefetch: bool) -> Prepared:
+        """The item's prediction: from a prefetcher that runs ahead, or made now.
+
+        A prefetcher covers the items this process is known to run next. When an item
+        is not covered (under xdist, the controller sends more items as others end),
+        a new prefetcher covers what is known from there on; earlier ones keep their
+        work, so nothing in flight is thrown away.
+        """
         from .._engine import Prefetcher, call_once
 
         if not prefetch or self.settings.concurrency <= 1:
             return call_once(self._call_for(completion), item)  # type: ignore[no-any-return]
-        if (
-            self._prefetcher is None
-            or self._prefetch_completion is not completion
-            or item.nodeid not in self._prefetch_keys
-        ):
-            if self._prefetcher is not None:
-                self._prefetcher.cancel()
-            keys = self._upcoming(item)
-            self._prefetcher = Prefetcher(self._call_for(completion), keys, concurrency=self.settings.concurrency)
-            self._prefetch_completion = completion
-            self._prefetch_keys = {k.nodeid for k in keys}
-        return self._prefetcher.result(item)  # type: ignore[no-any-return]
+        if self._prefetch_completion is not completion:
+            self.cancel()
+            self._prefetchers, self._prefetch_completion = [], completion
+        for prefetcher, keys in self._prefetchers:
+            if item.nodeid in keys:
+                return prefetcher.result(item)  # type: ignore[no-any-return]
+        covered = set().union(*(keys for _, keys in self._prefetchers))
+        upcoming = [i for i in self._upcoming(item) if i.nodeid not in covered]
+        prefetcher = Prefetcher(self._call_for(completion), upcoming, concurrency=self.settings.concurrency)
+        self._prefetchers.append((prefetcher, {i.nodeid for i in upcoming}))
+        return prefetcher.result(item)  # type: ignore[no-any-return]
 
     def cancel(self) -> None:
-        if self._prefetcher is not None:
-            self._prefetcher.cancel()
+        for prefetcher, _ in self._prefetchers:
+            prefetcher.cancel()
 
     def close(self) -> None:
-        if self._prefetcher is not None:
-            self._prefetcher.close()
-            self._prefetcher = None
+        for prefetcher, _ in self._prefetchers:
+            prefetcher.close()
+        self._prefetchers = []
         if self._cache is not None:
             self._cache.close()
 
