@@ -191,3 +191,36 @@ def test_jsonl_items_are_named_by_example_name(project: Project, plugin_args: li
     result = project.pytester.runpytest("evals", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["evals/set.jsonl::first", "evals/set.jsonl::second"])
     project.pytester.runpytest("evals", "--editpred-provider=oracle", *plugin_args).assert_outcomes(passed=2)
+
+
+def test_repository_options(project: Project, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    project.example("calc--sub", SUB)
+    # No ini mapping: the command line maps the URL, and the cache goes where the
+    # environment says.
+    project.pytester.makeini("[pytest]\n")
+    cache = project.pytester.path / "env-cache"
+    monkeypatch.setenv("EDITPRED_CACHE_DIR", str(cache))
+    mapping = f"--editpred-repo={project.url}={project.repo}"
+    result = project.pytester.runpytest("evals", "--editpred-provider=oracle", mapping, *plugin_args)
+    result.assert_outcomes(passed=1)
+    assert (cache / "mirrors").is_dir()
+    # Offline, an unmapped URL that is not cached is an ERROR that says what to do;
+    # once cached, it runs offline.
+    project.pytester.runpytest("evals", "--editpred-provider=oracle", "--editpred-offline", *plugin_args).assert_outcomes(passed=1)
+    monkeypatch.setenv("EDITPRED_CACHE_DIR", str(project.pytester.path / "empty-cache"))
+    offline = project.pytester.runpytest("evals", "--editpred-provider=oracle", "--editpred-offline", *plugin_args)
+    offline.assert_outcomes(errors=1)
+    offline.stdout.fnmatch_lines(["*calc--sub.md*github.com/acme/calc*", "*--editpred-repo*"])
+
+
+def test_refused_urls_are_errors_and_run_nothing(project: Project, plugin_args: list[str]) -> None:
+    sentinel = project.pytester.path / "pwned"
+    body = SUB
+    for name, url in [("ext", f"ext::sh -c touch% {sentinel}"), ("option", "--upload-pack=touch /tmp/x")]:
+        path = project.example(f"calc--{name}", body)
+        path.write_text(path.read_text().replace(project.url, url))
+    project.example("calc--sub", SUB)
+    result = project.pytester.runpytest("evals", "--editpred-provider=oracle", *plugin_args)
+    result.assert_outcomes(passed=1, errors=2)
+    result.stdout.fnmatch_lines(["*calc--ext.md:1:*", "*--editpred-repo*"])
+    assert not sentinel.exists()
