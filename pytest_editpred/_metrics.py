@@ -42,6 +42,7 @@ from dataclasses import dataclass, fields
 from difflib import SequenceMatcher
 from typing import Any
 
+from ._cursor import _nbytes
 from ._diff import Edit, Hunk, Kind, apply_hunks, classify, parse_diff, split_lines
 from ._exceptions import DiffError
 from ._request import EditEvent
@@ -88,10 +89,6 @@ _RUST_WHITESPACE = frozenset(
     "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
     + "".join(chr(c) for c in range(0x2000, 0x200B))
 )
-
-
-def _nbytes(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode())
 
 
 def _is_blank(text: str) -> bool:

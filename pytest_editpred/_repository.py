@@ -41,6 +41,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from ._files import write_atomic
 from ._exceptions import (
     GitError,
     InvalidRevisionError,
@@ -198,11 +199,7 @@ def _remove_tree(path: Path) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 class _CatFile:

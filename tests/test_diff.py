@@ -16,7 +16,6 @@ from pytest_editpred._exceptions import (
     ContextNotFoundError,
     ContextNotUniqueError,
     DiffParseError,
-    EditPredError,
     NoSuchPathError,
 )
 from pytest_editpred._patch import apply_patch

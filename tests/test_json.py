@@ -8,7 +8,7 @@ import pytest
 
 from pytest_editpred._example import Example, RecentFile
 from pytest_editpred._exceptions import JSONFormatError
-from pytest_editpred._json import from_json, from_jsonl, to_json
+from pytest_editpred._json import from_json, to_json
 from pytest_editpred._load import load_examples
 from pytest_editpred._markdown import from_markdown, to_markdown
 

@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from conftest import SUB, Project
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401
@@ -45,9 +44,9 @@ def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None
     project = tmp_path / "pytest-editpred"
     copy_project(project)
     venv = tmp_path / "venv"
-    # The venv sees the machine's packages, but pip may not download anything: no
-    # network in tests. A dependency the project fails to declare is still caught by
-    # the import check below, which runs with the venv's own interpreter.
+    # The venv sees the machine's packages, but pip may not download anything (no
+    # network in tests): the declared dependencies must be satisfied from what is
+    # installed, and the package itself is built and installed from the copy.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
     env = {
         **os.environ,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .._exceptions import EditPredError, PredictionError
+from .._exceptions import PredictionError
 from .._prediction import Prediction
 from .._settings import Settings
 from .collect import ExampleItem

@@ -23,14 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .._files import write_atomic
 from .._exceptions import ConfigError, PredictionError
 from .._settings import CACHE_MODES, Settings
 from ._http import redact, safe_url
@@ -175,20 +174,7 @@ class ResponseCache:
         }
         content = redact(json.dumps(record, ensure_ascii=False, indent=1, default=_plain), secret)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=path.parent)
-            try:
-                if hasattr(os, "fchmod"):  # mkstemp's 0600 would hide a shared cache
-                    os.fchmod(fd, 0o644)
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(content)
-                os.replace(temporary, path)
-            except BaseException:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
-                raise
+            write_atomic(path, content)
         except OSError as error:
             log.warning("could not write the response cache file %s: %s", path, error)
             return None

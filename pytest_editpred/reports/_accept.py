@@ -24,11 +24,11 @@ strings, and rewriting JSON would reformat the whole file.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._files import write_atomic
 from .._cursor import MARKER
 from .._example import Example
 from .._exceptions import ConfigError
@@ -195,18 +195,4 @@ def _without_patches(example: Example) -> Example:
 
 def _write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+    write_atomic(path, data, mode=path.stat().st_mode & 0o7777)
