@@ -43,11 +43,19 @@ def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None
     assert "pytest evals/" in install_and_eval
     project = tmp_path / "pytest-editpred"
     copy_project(project)
+    shared = ROOT.parent / "shared"  # the upstream Zed examples sit beside a checkout
+    if shared.is_dir():
+        (tmp_path / "shared").symlink_to(shared)
     venv = tmp_path / "venv"
     # The venv sees the machine's packages, but pip may not download anything (no
     # network in tests): the declared dependencies must be satisfied from what is
     # installed, and the package itself is built and installed from the copy.
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    # pytest is satisfied from the machine, so pip would not write its launcher into
+    # the venv: write it as `pip install pytest` would, so `pytest` is the venv's.
+    launcher = venv / "bin" / "pytest"
+    launcher.write_text(f"#!{venv / 'bin' / 'python'}\nimport sys, pytest\nsys.exit(pytest.console_main())\n")
+    launcher.chmod(0o755)
     env = {
         **os.environ,
         "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}",
@@ -67,7 +75,7 @@ def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None
     assert "error" not in out.split("editpred summary")[-1].split("predictions:")[1].split(";")[0], out
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import pytest_editpred, pytest_editpred.plugin as p; print(p.__file__)"],
-        env=env, capture_output=True, text=True, check=True,
+        cwd=tmp_path, env=env, capture_output=True, text=True, check=True,
     ).stdout
     assert where.strip().startswith(str(project)), where
 
