@@ -11,6 +11,7 @@ import asyncio
 import inspect
 import json
 import socket
+import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,7 @@ import pytest
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
 from pytest_editpred import ConfigError, PredictionError, ProviderUnavailableError
+from pytest_editpred._engine import Prefetcher, call_once
 from pytest_editpred._example import Example
 from pytest_editpred._prediction import Attempt, Prediction
 from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
@@ -236,6 +238,48 @@ def test_many_requests_in_flight(llm_server: LLMServer) -> None:
     predictions = asyncio.run(all_of_them())
     assert time.monotonic() - started < 1.5  # one after the other would take 2.4s
     assert len(llm_server.requests) == 8 and all(p.text == NEW_TEXT for p in predictions)
+
+
+def test_32_in_flight_through_the_prefetcher(llm_server: LLMServer) -> None:
+    """The way the plugin runs a provider at --editpred-concurrency 32: the server
+    sees (nearly) 32 requests at once, however the connections are pooled."""
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, peak
+    wait = [0.2]
+
+    def slow_answer(recorded: Any) -> str:  # counted by the server, while it waits
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+        try:
+            time.sleep(wait[0])
+        finally:
+            with lock:
+                in_flight[0] -= 1
+        return "greet"
+
+    llm_server.answer(slow_answer)
+    completion = make("llamacpp-infill", settings(llm_server, model=None, concurrency=32, timeout=20.0))
+
+    async def predict(number: int) -> Prediction:
+        return await completion(request(name=f"example-{number}"))  # type: ignore[no-any-return]
+
+    def run(keys: list[int]) -> list[Prediction]:
+        with Prefetcher(predict, keys, concurrency=32) as prefetcher:
+            return [prefetcher.result(key, timeout=30) for key in keys]
+
+    try:
+        # A first run opens the connections. The test server's listen backlog is 5,
+        # so some of 32 connects at once are only accepted when retried, a second
+        # or more later: that would measure the kernel, not the provider.
+        run(list(range(32)))
+        in_flight[1], wait[0] = 0, 0.5
+        predictions = run(list(range(32, 64)))
+    finally:
+        call_once(lambda provider: provider.aclose(), completion.__self__)  # type: ignore[attr-defined]
+    assert all(p.text == TEXT[:CURSOR] + "greet" + TEXT[CURSOR:] for p in predictions)
+    assert len(llm_server.requests) == 64
+    assert in_flight[1] >= 24, f"at most {in_flight[1]} requests in flight at once"
 
 
 # -- retries -----------------------------------------------------------------------

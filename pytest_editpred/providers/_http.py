@@ -14,16 +14,20 @@ timeouts, so nothing can hang. The API key is read from the environment for each
 request, sent as ``Authorization: Bearer`` and never stored, logged, or put in an
 error message (server messages are scrubbed of it before they are shown).
 
-One :class:`httpx.AsyncClient` is shared by every request of a provider, so many
-requests can be in flight; it is re-created when it finds itself on a new event loop
-(a client's connections belong to the loop that opened them) and closed when its
-loop shuts down. ``transport`` swaps
-the network for an :class:`httpx.MockTransport` in tests.
+A provider's requests share ``settings.concurrency`` connections, so that many can
+be in flight. They are spread over several :class:`httpx.AsyncClient` of at most
+:data:`CONNECTIONS_PER_CLIENT` each, because one big httpx pool costs CPU per
+request in proportion to its size (see there). The clients are created when first
+needed on an event loop, re-created when the transport finds itself on a new one (a
+client's connections belong to the loop that opened them) and closed when their
+loop shuts down. ``transport`` swaps the network for an :class:`httpx.MockTransport`
+in tests.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import functools
 import json
@@ -191,22 +195,63 @@ def _ssl_context() -> ssl.SSLContext | bool:
     return create() if create is not None else True
 
 
-async def _close_at_loop_shutdown(client: httpx.AsyncClient) -> AsyncGenerator[None, None]:
-    """Close ``client`` when its event loop shuts down.
+#: Connections per httpx client, at most. httpcore's pool goes over all of its
+#: connections each time a request starts or ends (``_assign_requests_to_connections``:
+#: a socket poll per idle connection, and a count of all of them per idle one), so
+#: the CPU a request costs grows with the size of its pool. Measured with
+#: ``bench/bench_concurrency.py`` (httpx 0.28.1, httpcore 1.0.9, 2 busy cores): at
+#: 32 in flight, one client of 32 connections spent 2–7 ms of CPU a request and
+#: reached 16–66% of ideal throughput; clients of 8 spend 1.3–2 ms (smaller ones no
+#: less), which is the rest of httpx's cost.
+CONNECTIONS_PER_CLIENT = 8
+
+
+class _Pool:
+    """The clients of one event loop, ``settings.concurrency`` connections in all,
+    and the gate that keeps the requests in flight within that number.
+
+    A request goes to the least busy client. As the gate lets in no more requests
+    than there are connections, that client always has a free one: no request
+    waits inside httpx, where the wait would count against its pool timeout. A
+    ``transport`` given by a test has its own pool, so it gets a single client.
+    """
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
+        limit = max(1, settings.concurrency)
+        count = 1 if transport is not None else -(-limit // CONNECTIONS_PER_CLIENT)  # ceiling division
+        size = -(-limit // count)
+        timeout = httpx.Timeout(settings.timeout)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        self.clients = [
+            httpx.AsyncClient(
+                transport=transport, verify=_ssl_context(), timeout=timeout, limits=limits, follow_redirects=False
+            )
+            for _ in range(count)
+        ]
+        self.busy = [0] * count  # requests in flight on each client
+        self.gate = asyncio.Semaphore(limit)
+
+    def least_busy(self) -> int:
+        return min(range(len(self.busy)), key=self.busy.__getitem__)
+
+
+async def _close_at_loop_shutdown(clients: list[httpx.AsyncClient]) -> AsyncGenerator[None, None]:
+    """Close ``clients`` when their event loop shuts down.
 
     A started async generator is tracked by its loop, and ``asyncio.run`` (or any
-    owner calling ``loop.shutdown_asyncgens()``) closes it on the way out: the
-    ``finally`` below then closes the client's connections on the loop they belong
-    to, so no socket is left for the garbage collector, whoever runs the loop.
+    owner calling ``loop.shutdown_asyncgens()``) closes it on the way out: the exit
+    stack below then closes the clients' connections on the loop they belong to
+    (every client, even if closing one fails), so no socket is left for the garbage
+    collector, whoever runs the loop.
     """
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        for client in clients:
+            stack.push_async_callback(client.aclose)
         yield
-    finally:
-        await client.aclose()
 
 
 class HTTPTransport:
-    """POSTs JSON with retries; one shared client per event loop."""
+    """POSTs JSON with retries; one :class:`_Pool` of clients per event loop."""
 
     def __init__(
         self,
@@ -221,8 +266,7 @@ class HTTPTransport:
         self._transport = transport
         self._rng = rng or random.Random()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
-        self._gate: asyncio.Semaphore | None = None
+        self._pool_state: _Pool | None = None
         self._closer: AsyncGenerator[None, None] | None = None
 
     def __repr__(self) -> str:
@@ -232,26 +276,18 @@ class HTTPTransport:
     def max_attempts(self) -> int:
         return max(1, self.settings.retries)
 
-    async def _state(self) -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
+    async def _pool(self) -> _Pool:
         loop = asyncio.get_running_loop()
-        if self._client is None or self._gate is None or self._loop is not loop:
-            limit = max(1, self.settings.concurrency)
-            self._client = httpx.AsyncClient(
-                transport=self._transport,
-                verify=_ssl_context(),
-                timeout=httpx.Timeout(self.settings.timeout),
-                limits=httpx.Limits(max_connections=limit, max_keepalive_connections=limit),
-                follow_redirects=False,
-            )
-            self._gate = asyncio.Semaphore(limit)
+        if self._pool_state is None or self._loop is not loop:
+            self._pool_state = _Pool(self.settings, self._transport)
             self._loop = loop
-            self._closer = _close_at_loop_shutdown(self._client)
+            self._closer = _close_at_loop_shutdown(self._pool_state.clients)
             await self._closer.__anext__()
-        return self._client, self._gate
+        return self._pool_state
 
     async def aclose(self) -> None:
-        """Close the client now (it is closed anyway when its loop shuts down)."""
-        closer, self._closer, self._client = self._closer, None, None
+        """Close the clients now (they are closed anyway when their loop shuts down)."""
+        closer, self._closer, self._pool_state = self._closer, None, None
         if closer is not None and self._loop is asyncio.get_running_loop():
             await closer.aclose()
 
@@ -260,12 +296,14 @@ class HTTPTransport:
     ) -> tuple[httpx.Response | None, str, str, float]:
         """One attempt: the response, or ``None`` with the error kind and detail;
         and the attempt's latency (waiting for a free slot not included)."""
-        client, gate = await self._state()
-        async with gate:
+        pool = await self._pool()
+        async with pool.gate:
+            index = pool.least_busy()
+            pool.busy[index] += 1
             started = time.monotonic()
             try:
                 response = await asyncio.wait_for(
-                    client.post(url, json=dict(body), headers=dict(headers)), self.settings.timeout
+                    pool.clients[index].post(url, json=dict(body), headers=dict(headers)), self.settings.timeout
                 )
                 return response, "", "", time.monotonic() - started
             except (asyncio.TimeoutError, httpx.TimeoutException):
@@ -281,6 +319,8 @@ class HTTPTransport:
                 ) from None
             except httpx.TransportError as error:
                 kind, detail = "network", type(error).__name__
+            finally:
+                pool.busy[index] -= 1
             return None, kind, detail, time.monotonic() - started
 
     async def post_json(self, url: str, body: Mapping[str, Any]) -> Response:
