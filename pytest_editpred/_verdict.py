@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._cursor import ExpectedPatch
-from ._exceptions import DiffError, EditPredError, ExampleError
+from ._exceptions import EditPredError, ExampleError
 from ._patch import Patched, apply_patch
 from ._prediction import Prediction
 
@@ -165,7 +165,7 @@ def judge(
     """Decide. Never raises for a wrong answer: the verdict says so."""
     try:
         predicted, predicted_cursor = predicted_outcome(buffers, cursor, prediction, open_file)
-    except (DiffError, EditPredError) as error:
+    except EditPredError as error:
         return Verdict(
             False,
             f"the predicted patch does not apply: {error.reason}",

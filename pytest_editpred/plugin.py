@@ -69,7 +69,9 @@ def _run(config: pytest.Config) -> Run:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Check the options before the first example runs: a bad one is a usage error."""
-    if not any(type(item).__name__ == "ExampleItem" for item in session.items):
+    from .integration.collect import ExampleItem
+
+    if not any(isinstance(item, ExampleItem) for item in session.items):
         return
     from ._exceptions import ConfigError
     from .providers import available
