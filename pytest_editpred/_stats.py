@@ -112,8 +112,9 @@ def bootstrap_mean_interval(
     """Percentile bootstrap interval of a mean (e.g. the mean delta-chrF).
 
     Scores are bounded and skewed (many 0s and 100s), so a normal interval would
-    misplace the bounds; resampling the examples makes no such assumption. Seeded:
-    the same values always give the same interval.
+    misplace the bounds; resampling the examples makes no such assumption. Seeded,
+    and sorted first: the same values give the same interval in any order (xdist
+    delivers results in a different order every run).
     """
     _z(confidence)
     if resamples < 1:
@@ -121,7 +122,7 @@ def bootstrap_mean_interval(
     n = len(values)
     if n == 0:
         return Interval(math.nan, math.nan, math.nan, confidence)
-    data = [float(v) for v in values]
+    data = sorted(float(v) for v in values)
     estimate = math.fsum(data) / n
     rng = random.Random(seed)
     means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(resamples))

@@ -28,7 +28,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "editpred: an edit-prediction example (pytest-editpred)")
     base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
     config.stash[ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
-    config.stash[TRIALS_KEY] = max(1, options.get(config, "trials"))
+    try:
+        config.stash[TRIALS_KEY] = max(1, options.get(config, "trials"))
+    except EditPredError as error:
+        raise pytest.UsageError(f"editpred: {error}") from None
     from .integration.reporting import Reporter
 
     config.pluginmanager.register(Reporter(config), "editpred-reporter")

@@ -216,3 +216,10 @@ def test_paired_difference_needs_the_same_examples() -> None:
 def test_interval_contains() -> None:
     interval = Interval(0.5, 0.25, 0.75)
     assert 0.25 in interval and 0.75 in interval and 0.8 not in interval
+
+
+def test_bootstrap_interval_does_not_depend_on_the_order_of_the_values() -> None:
+    from pytest_editpred._stats import bootstrap_mean_interval
+
+    values = [0.0, 100.0, 45.5, 12.0, 88.0, 100.0, 0.0, 67.25]
+    assert bootstrap_mean_interval(values) == bootstrap_mean_interval(list(reversed(values)))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import defaultdict
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -125,8 +127,6 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     """Write the item's facts into ``user_properties`` (so JUnit XML) and the report."""
     if (report.when == "setup" and report.passed) or (report.when == "teardown" and not report.failed):
         return
-    if report.when == "setup" and report.skipped:
-        return
     error = item.stash.get(SETUP_ERROR_KEY, None) or (call.excinfo.value if call.excinfo is not None else None)
     record = record_of(item, report, error)
     report.editpred = record  # type: ignore[attr-defined]
@@ -214,6 +214,12 @@ class Reporter:
         self.jsonl: Any = None
         self.decisions: list[str] = []
         self.written: list[str] = []
+        # Failed reports that are not examples' (unit tests, collection errors): the
+        # pass-rate gate is about examples and must not turn these into a pass.
+        self.other_failures = 0
+        # The baseline, read before the report file is opened: they may be one file.
+        self.baseline: list[dict[str, Any]] | None = None
+        _check_options(config)
 
     @property
     def is_worker(self) -> bool:
@@ -223,8 +229,19 @@ class Reporter:
         value = options.get(self.config, name)
         return Path(value).expanduser().resolve() if value else None
 
+    @pytest.hookimpl(tryfirst=True)  # before xdist starts its workers
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
+        baseline = self._path("baseline")
+        if baseline is not None and not self.is_worker:
+            from ..reports import read_records
+
+            # Read before the run (a bad path must not cost a whole eval) and before
+            # the report file is opened, which truncates it: they may be one file.
+            try:
+                self.baseline = read_records(baseline)
+            except (EditPredError, OSError) as error:
+                raise pytest.UsageError(f"editpred: --editpred-baseline: cannot read {baseline}: {error}") from None
         report = self._path("report")
         if report is not None and not self.is_worker:
             from ..reports import JsonlReport
@@ -234,12 +251,32 @@ class Reporter:
             self.written.append(f"records: {report}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.is_worker:
+            return
         record = getattr(report, "editpred", None)
-        if not isinstance(record, dict) or self.is_worker:
+        if not isinstance(record, dict):
+            if report.failed:
+                self.other_failures += 1
             return
         self.records.append(record)
         if self.jsonl is not None:
             self.jsonl.append(record)  # flushed: an interrupted run keeps what it finished
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Every example gets its record, also one that stopped before the prediction
+        fixture ran (a skip mark, a failing ``editpred_completion`` fixture): the
+        summary counts it and a comparison sees it skipped or failed, not missing."""
+        report = yield
+        if isinstance(item, ExampleItem) and getattr(report, "editpred", None) is None:
+            annotate(item, call, report)
+        return report
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed and not self.is_worker:
+            self.other_failures += 1
 
     def pytest_runtest_logfinish(self) -> None:
         """``-x`` and ``--maxfail`` stop the session: drop the predictions in flight."""
@@ -314,7 +351,18 @@ class Reporter:
         fail_under = options.get(self.config, "fail_under")
         total = summary["total"]
         rate = 100 * summary["passed"] / total if total else 0.0
-        if fail_under is not None and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        stopped = session.shouldstop or session.shouldfail
+        if fail_under is not None and stopped:
+            self.decisions.append(
+                f"gate: not applied: the run stopped early ({stopped}); a pass rate of the "
+                "examples that ran says nothing about the others"
+            )
+        elif fail_under is not None and self.other_failures:
+            self.decisions.append(
+                f"gate: not applied: {self.other_failures} test(s) or collector(s) that are not "
+                "examples failed, and the pass rate cannot excuse them"
+            )
+        elif fail_under is not None and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             if rate >= fail_under:
                 session.exitstatus = pytest.ExitCode.OK
                 self.decisions.append(
@@ -327,17 +375,16 @@ class Reporter:
                     f"gate: pass rate {rate:.1f}% < {fail_under:g}% required: the run fails "
                     "(errors count as not passed)"
                 )
-        baseline = self._path("baseline")
-        if baseline is not None:
-            from ..reports import compare, read_records
+        if self.baseline is not None:
+            from ..reports import compare
 
-            try:
-                comparison = compare(read_records(baseline), self.records)
-            except (EditPredError, OSError) as error:
-                self.decisions.append(f"baseline: cannot read {baseline}: {error}")
-                session.exitstatus = pytest.ExitCode.USAGE_ERROR
-                return
-            self.decisions.append(comparison.format())
+            comparison = compare(self.baseline, self.records)
+            lines = [comparison.format()]
+            improvements = comparison.improvements
+            if improvements:  # Comparison.format lists only the regressions
+                lines.append(f"improved ({len(improvements)}):")
+                lines.extend(f"  {c.name}: {c.describe()}" for c in improvements)
+            self.decisions.append("\n".join(lines))
             if options.get(self.config, "fail_on_regression"):
                 if comparison.regressions:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -367,7 +414,7 @@ class Reporter:
         write(_rates_line(self.records, summary))
         for line in _trial_lines(self.records):
             write(line)
-        for group in options.get(self.config, "group_by") or ():
+        for group in _groups(self.config):
             for line in _group_lines(self.records, group):
                 write(line)
         for line in self.decisions:
@@ -403,14 +450,25 @@ def _rates_line(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     return line
 
 
+_TRIAL_SUFFIX = re.compile(r"\[t\d+\]$")
+
+
 def _trial_lines(records: list[dict[str, Any]]) -> list[str]:
     """pass@1, pass@k (unbiased) and pass^k over examples run k > 1 times."""
     from .._stats import bootstrap_mean_interval, pass_at_k_single, pass_hat_k_single, wilson_interval
 
     by_example: dict[str, list[bool]] = defaultdict(list)
+    unreadable = 0
     for record in records:
-        if record["outcome"] != "skipped":
-            by_example[record["nodeid"].split("[t")[0]].append(record["outcome"] == "passed")
+        if record["outcome"] == "skipped":
+            continue
+        # Items of an example run N > 1 times end in [tN] (names never hold "["); an
+        # unreadable file is one item without it, and has no trials to count.
+        example, suffixed = _TRIAL_SUFFIX.subn("", record["nodeid"])
+        if suffixed:
+            by_example[example].append(record["outcome"] == "passed")
+        else:
+            unreadable += 1
     k = min((len(v) for v in by_example.values()), default=1)
     if k < 2:
         return []
@@ -420,20 +478,55 @@ def _trial_lines(records: list[dict[str, Any]]) -> list[str]:
     p1 = wilson_interval(passed, n_total)
     at_k = bootstrap_mean_interval([pass_at_k_single(n, c, k) for n, c in trials], confidence=0.95)
     hat_k = bootstrap_mean_interval([pass_hat_k_single(n, c, k) for n, c in trials], confidence=0.95)
+    left_out = f" ({unreadable} unreadable example file(s) left out)" if unreadable else ""
     return [
-        f"trials: {len(trials)} examples x {k}: pass@1 {100 * p1.estimate:.1f}% [95% CI {100 * p1.low:.1f}-{100 * p1.high:.1f}], "
-        f"pass@{k} {100 * at_k.estimate:.1f}% [{100 * at_k.low:.1f}-{100 * at_k.high:.1f}], "
-        f"pass^{k} {100 * hat_k.estimate:.1f}% [{100 * hat_k.low:.1f}-{100 * hat_k.high:.1f}]"
+        (
+            f"trials: {len(trials)} examples x {k}{left_out}: pass@1 {100 * p1.estimate:.1f}% [95% CI {100 * p1.low:.1f}-{100 * p1.high:.1f}], "
+            f"pass@{k} {100 * at_k.estimate:.1f}% [{100 * at_k.low:.1f}-{100 * at_k.high:.1f}], "
+            f"pass^{k} {100 * hat_k.estimate:.1f}% [{100 * hat_k.low:.1f}-{100 * hat_k.high:.1f}]"
+        )
     ]
 
 
+GROUPS = ("repository", "tag")
+
+
+def _repo_label(url: str | None) -> str:
+    """``calc`` for .../acme/calc, .../acme/calc.git and git@host:acme/calc.git."""
+    tail = (url or "").rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
+    return tail.removesuffix(".git") or (url or "?")
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Read every report option once, at configure time: a bad value is a usage
+    error now, not an INTERNALERROR after the whole run."""
+    try:
+        for option in options.REPORT_OPTIONS:
+            options.get(config, option.name)
+        for group in _groups(config):
+            if group not in GROUPS:
+                raise ConfigError(f"--editpred-group-by {group!r}", fix=f"Use one of {', '.join(GROUPS)}.")
+    except ConfigError as error:
+        raise pytest.UsageError(f"editpred: {error}") from None
+
+
+def _groups(config: pytest.Config) -> list[str]:
+    """``--editpred-group-by`` values; an ini line may hold several (``tag repository``)."""
+    groups: list[str] = []
+    for entry in options.get(config, "group_by") or ():
+        for group in re.split(r"[\s,]+", str(entry)):
+            if group and group not in groups:
+                groups.append(group)
+    return groups
+
+
 def _group_lines(records: list[dict[str, Any]], group: str) -> list[str]:
-    if group not in ("repository", "tag"):
-        raise ConfigError(f"--editpred-group-by {group!r}", fix="Use 'repository' or 'tag'.")
+    if group not in GROUPS:
+        raise ConfigError(f"--editpred-group-by {group!r}", fix=f"Use one of {', '.join(GROUPS)}.")
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
         if group == "repository":
-            groups[(record["repository_url"] or "?").rstrip("/").rsplit("/", 1)[-1]].append(record)
+            groups[_repo_label(record["repository_url"])].append(record)
         else:
             for tag in record["tags"] or ["(no tag)"]:
                 groups[tag].append(record)

@@ -177,7 +177,7 @@ class Run:
         else:
             start = items.index(item) if item in items else 0
             upcoming = items[start:]
-        return [i for i in upcoming if isinstance(i, ExampleItem) and i.example is not None]
+        return [i for i in upcoming if isinstance(i, ExampleItem) and i.example is not None and not _skipped(i)]
 
     def predict(self, item: ExampleItem, completion: Callable[..., Any], *, prefetch: bool) -> Prepared:
         """The item's prediction: from a prefetcher that runs ahead, or made now.
@@ -280,6 +280,17 @@ class Run:
             message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))
         pytest.fail("\n".join(message), pytrace=False)
+
+
+def _skipped(item: pytest.Item) -> bool:
+    """Marked to be skipped (``skip``, or ``skipif`` with a true literal condition):
+    no model request is made ahead for it."""
+    for mark in item.iter_markers():
+        if mark.name == "skip":
+            return True
+        if mark.name == "skipif" and any(arg is True for arg in mark.args) or mark.kwargs.get("condition") is True:
+            return True
+    return False
 
 
 def _checked(answer: Any) -> Prediction:
