@@ -14,6 +14,37 @@ from gitrepos import make_repo
 pytest_plugins = ["pytester"]
 
 
+def _import_everything() -> None:
+    """Import the whole package (and so httpx) before any in-process pytester run.
+
+    pytester restores ``sys.modules`` after each in-process run, dropping modules first
+    imported inside it; a later import then makes second copies whose exception classes
+    differ from the ones cached objects still raise. Importing up front keeps one copy.
+    """
+    import asyncio
+    import importlib
+    import pkgutil
+
+    import httpx
+
+    import pytest_editpred
+
+    for module in pkgutil.walk_packages(pytest_editpred.__path__, "pytest_editpred."):
+        importlib.import_module(module.name)
+
+    async def connect_once() -> None:  # httpx imports httpcore and anyio on first use
+        async with httpx.AsyncClient() as client:
+            try:
+                await client.get("http://127.0.0.1:9/", timeout=1)
+            except httpx.HTTPError:
+                pass
+
+    asyncio.run(connect_once())
+
+
+_import_everything()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Inside the README test's own run of the suite, leave that test out (no recursion)."""
     if os.environ.get("EDITPRED_README_NESTED"):
