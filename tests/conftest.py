@@ -56,6 +56,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 
 
+@pytest.fixture(autouse=True)
+def _own_temp_root(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Child pytest processes keep their temporary directories apart from ours.
+
+    Every pytest session keeps only its three newest ``pytest-N`` directories under the
+    shared temp root and deletes older ones, so a child session (a subprocess run, the
+    README's nested suite) would delete this session's directories while it runs.
+    """
+    monkeypatch.setenv("PYTEST_DEBUG_TEMPROOT", str(tmp_path_factory.mktemp("child-temp")))
+
+
 @pytest.fixture(params=[[], ["-n", "2"]], ids=["plain", "xdist"])
 def plugin_args(request: pytest.FixtureRequest) -> list[str]:
     """Every integration test runs plainly and under ``-n 2`` (as syrupy does)."""
