@@ -13,10 +13,12 @@ time ``examples × latency ÷ concurrency`` and efficiency = ideal ÷ wall (medi
 best of ``--repeat`` runs), the peak number of requests the server saw at once (it
 must equal N), and the CPU time of this process and of the server.
 
-Reference rows: ``httpx, 1 client`` calls one ``httpx.AsyncClient`` with 32
-connections directly, the cause of the sharded pool in ``providers/_http.py``
-(httpcore spends CPU per request in proportion to the connections in a pool);
-``sleep, no HTTP`` is the engine alone (the call just sleeps).
+Reference rows, the same requests through httpx's own transport (what ``https://``
+servers get): ``httpx, 1 client`` is one ``httpx.AsyncClient`` of 32 connections,
+``httpx, 4 clients`` four of 8 (the sharded pool of ``providers/_http.py``; httpcore
+spends CPU per request in proportion to the connections in a pool). Against the
+provider rows they show what the plain-HTTP transport (``providers/_plain_http.py``)
+saves. ``sleep, no HTTP`` is the engine alone (the call just sleeps).
 
 Even at zero overhead, 200 calls at N=32 take 7 rounds of 100 ms, not 6.25: the
 ceiling there is 0.625 ÷ 0.7 = 89%.
@@ -218,16 +220,19 @@ def main() -> None:
             if args.no_reference:
                 return
 
-            limits = httpx.Limits(max_connections=32, max_keepalive_connections=32)
-            client = httpx.AsyncClient(base_url=base, limits=limits)
+            for count in (1, 4):
+                limits = httpx.Limits(max_connections=32 // count, max_keepalive_connections=32 // count)
+                clients = [httpx.AsyncClient(base_url=base, limits=limits) for _ in range(count)]
 
-            async def one_client(key: int) -> int:
-                response = await client.post("/predict", json=key)
-                response.raise_for_status()
-                return int(response.json())
+                async def through_httpx(key: int, clients: list[httpx.AsyncClient] = clients) -> int:
+                    response = await clients[key % len(clients)].post("/predict", json=key)
+                    response.raise_for_status()
+                    return int(response.json())
 
-            run("httpx, 1 client", one_client, keys, same, 32, args.repeat, stats)
-            call_once(lambda c: c.aclose(), client)  # on the loop it was used on
+                label = f"httpx, {count} client{'s' if count > 1 else ''}"
+                run(label, through_httpx, keys, same, 32, args.repeat, stats)
+                for client in clients:
+                    call_once(lambda c: c.aclose(), client)  # on the loop it was used on
 
         async def sleep_async(key: int) -> int:
             await asyncio.sleep(LATENCY)

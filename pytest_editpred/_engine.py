@@ -227,6 +227,10 @@ class Prefetcher(Generic[K, R]):
                 return future
             if key not in self._started:
                 self._demanded.append(key)
+            elif len(self._tasks) >= self._concurrency:
+                # Nothing can start now, and the next task to end pumps with the
+                # window moved: waking the loop thread would only take it off its work.
+                return future
         self._loop.call_soon_threadsafe(self._pump)
         return future
 

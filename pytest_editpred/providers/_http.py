@@ -15,13 +15,15 @@ request, sent as ``Authorization: Bearer`` and never stored, logged, or put in a
 error message (server messages are scrubbed of it before they are shown).
 
 A provider's requests share ``settings.concurrency`` connections, so that many can
-be in flight. They are spread over several :class:`httpx.AsyncClient` of at most
-:data:`CONNECTIONS_PER_CLIENT` each, because one big httpx pool costs CPU per
-request in proportion to its size (see there). The clients are created when first
-needed on an event loop, re-created when the transport finds itself on a new one (a
-client's connections belong to the loop that opened them) and closed when their
-loop shuts down. ``transport`` swaps the network for an :class:`httpx.MockTransport`
-in tests.
+be in flight (see :class:`_Pool` for how: a lean transport of our own for plain
+``http://``, sharded httpx clients for the rest). The connections are opened when
+first needed on an event loop, opened anew when the transport finds itself on a new
+one (a connection belongs to the loop that opened it) and closed when their loop
+shuts down. Requests are built once and sent through
+:meth:`httpx.AsyncClient.send` or the transport directly, not through
+``client.post``, whose request building costs as much CPU as the rest of the
+exchange. ``transport`` swaps the network for an :class:`httpx.MockTransport` in
+tests.
 """
 
 from __future__ import annotations
@@ -35,8 +37,10 @@ import logging
 import os
 import random
 import ssl
+import sys
 import time
-from collections.abc import AsyncGenerator, Mapping
+import urllib.request
+from collections.abc import AsyncGenerator, Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -46,6 +50,7 @@ import httpx
 from .._exceptions import ConfigError, EditPredError, PredictionError, ProviderUnavailableError
 from .._prediction import Attempt
 from .._settings import Settings
+from ._plain_http import PlainHTTPTransport
 
 __all__ = ["Backoff", "HTTPTransport", "Response", "api_key", "attach", "endpoint_url", "redact", "safe_url"]
 
@@ -169,6 +174,7 @@ def _server_message(response: httpx.Response, secret: str | None) -> str:
 
 
 E = TypeVar("E", bound=EditPredError)
+T = TypeVar("T")
 
 
 def attach(error: E, **facts: Any) -> E:
@@ -187,6 +193,31 @@ def _fix_for(status: int) -> str:
     return "Check the provider settings (base URL, model, extra body) against the server."
 
 
+async def _within(seconds: float, awaitable: Awaitable[T]) -> T:
+    """``awaitable``, cancelled after ``seconds`` (:class:`asyncio.TimeoutError`).
+
+    ``asyncio.timeout`` (3.11+) only schedules a cancel; ``wait_for`` before 3.12 runs
+    the awaitable as a task of its own, an extra trip through the loop per request.
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(url: str) -> httpx.URL:
+    """httpx parses a URL in pure Python (~25 µs): once per endpoint, not per request."""
+    return httpx.URL(url)
+
+
+@functools.lru_cache(maxsize=1)
+def _user_agent() -> str:
+    from .. import __version__
+
+    return f"pytest-editpred/{__version__}"
+
+
 @functools.lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext | bool:
     """Loading the CA bundle costs ~0.1s: once per process, not per client
@@ -195,7 +226,8 @@ def _ssl_context() -> ssl.SSLContext | bool:
     return create() if create is not None else True
 
 
-#: Connections per httpx client, at most. httpcore's pool goes over all of its
+#: Connections per httpx client, at most, where httpx's own transport is used
+#: (``https://``, a proxy, a test's transport). httpcore's pool goes over all of its
 #: connections each time a request starts or ends (``_assign_requests_to_connections``:
 #: a socket poll per idle connection, and a count of all of them per idle one), so
 #: the CPU a request costs grows with the size of its pool. Measured with
@@ -206,47 +238,75 @@ def _ssl_context() -> ssl.SSLContext | bool:
 CONNECTIONS_PER_CLIENT = 8
 
 
-class _Pool:
-    """The clients of one event loop, ``settings.concurrency`` connections in all,
-    and the gate that keeps the requests in flight within that number.
+def _proxied(url: str) -> bool:
+    """Would httpx send a request for ``url`` through a proxy from the environment?"""
+    proxies = urllib.request.getproxies()
+    scheme, host = urlsplit(url).scheme, urlsplit(url).hostname or ""
+    return bool(proxies.get(scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(host)
 
-    A request goes to the least busy client. As the gate lets in no more requests
-    than there are connections, that client always has a free one: no request
-    waits inside httpx, where the wait would count against its pool timeout. A
-    ``transport`` given by a test has its own pool, so it gets a single client.
+
+class _Pool:
+    """How one event loop reaches the server, and the gate that keeps the requests
+    in flight within ``settings.concurrency``.
+
+    An ``http://`` server (no proxy in between) is reached through one
+    :class:`PlainHTTPTransport`, which opens a connection whenever none is idle: the
+    gate is what keeps them within the limit. Anything else (``https://``, a proxy,
+    a test's ``transport``) goes through :class:`httpx.AsyncClient` s of at most
+    :data:`CONNECTIONS_PER_CLIENT` connections, the least busy first; as the gate lets
+    in no more requests than there are connections, that client always has a free
+    one, so no request waits inside httpx, against its pool timeout. A test's
+    ``transport`` has its own pool, so it gets a single client.
     """
 
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
         limit = max(1, settings.concurrency)
+        self.gate = asyncio.Semaphore(limit)
+        self.plain: PlainHTTPTransport | None = None
+        self.clients: list[httpx.AsyncClient] = []
+        base_url = settings.base_url or ""
+        if transport is None and urlsplit(base_url).scheme == "http" and not _proxied(base_url):
+            self.plain = PlainHTTPTransport()
+            return
         count = 1 if transport is not None else -(-limit // CONNECTIONS_PER_CLIENT)  # ceiling division
         size = -(-limit // count)
-        timeout = httpx.Timeout(settings.timeout)
         limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
         self.clients = [
-            httpx.AsyncClient(
-                transport=transport, verify=_ssl_context(), timeout=timeout, limits=limits, follow_redirects=False
-            )
+            httpx.AsyncClient(transport=transport, verify=_ssl_context(), limits=limits, follow_redirects=False)
             for _ in range(count)
         ]
         self.busy = [0] * count  # requests in flight on each client
-        self.gate = asyncio.Semaphore(limit)
 
-    def least_busy(self) -> int:
-        return min(range(len(self.busy)), key=self.busy.__getitem__)
+    @property
+    def closeables(self) -> list[httpx.AsyncClient | PlainHTTPTransport]:
+        return [self.plain] if self.plain is not None else list(self.clients)
+
+    async def send(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` (the caller holds the gate); the answer, read whole."""
+        if self.plain is not None:
+            return await self.plain.handle_async_request(request)
+        index = min(range(len(self.busy)), key=self.busy.__getitem__)
+        self.busy[index] += 1
+        try:
+            return await self.clients[index].send(request)
+        finally:
+            self.busy[index] -= 1
 
 
-async def _close_at_loop_shutdown(clients: list[httpx.AsyncClient]) -> AsyncGenerator[None, None]:
-    """Close ``clients`` when their event loop shuts down.
+async def _close_at_loop_shutdown(
+    closeables: list[httpx.AsyncClient | PlainHTTPTransport],
+) -> AsyncGenerator[None, None]:
+    """Close ``closeables`` when their event loop shuts down.
 
     A started async generator is tracked by its loop, and ``asyncio.run`` (or any
     owner calling ``loop.shutdown_asyncgens()``) closes it on the way out: the exit
-    stack below then closes the clients' connections on the loop they belong to
-    (every client, even if closing one fails), so no socket is left for the garbage
+    stack below then closes the connections on the loop they belong to (every
+    client, even if closing one fails), so no socket is left for the garbage
     collector, whoever runs the loop.
     """
     async with contextlib.AsyncExitStack() as stack:
-        for client in clients:
-            stack.push_async_callback(client.aclose)
+        for closeable in closeables:
+            stack.push_async_callback(closeable.aclose)
         yield
 
 
@@ -281,7 +341,7 @@ class HTTPTransport:
         if self._pool_state is None or self._loop is not loop:
             self._pool_state = _Pool(self.settings, self._transport)
             self._loop = loop
-            self._closer = _close_at_loop_shutdown(self._pool_state.clients)
+            self._closer = _close_at_loop_shutdown(self._pool_state.closeables)
             await self._closer.__anext__()
         return self._pool_state
 
@@ -291,20 +351,14 @@ class HTTPTransport:
         if closer is not None and self._loop is asyncio.get_running_loop():
             await closer.aclose()
 
-    async def _send(
-        self, url: str, body: Mapping[str, Any], headers: Mapping[str, str]
-    ) -> tuple[httpx.Response | None, str, str, float]:
+    async def _send(self, request: httpx.Request) -> tuple[httpx.Response | None, str, str, float]:
         """One attempt: the response, or ``None`` with the error kind and detail;
         and the attempt's latency (waiting for a free slot not included)."""
         pool = await self._pool()
         async with pool.gate:
-            index = pool.least_busy()
-            pool.busy[index] += 1
             started = time.monotonic()
             try:
-                response = await asyncio.wait_for(
-                    pool.clients[index].post(url, json=dict(body), headers=dict(headers)), self.settings.timeout
-                )
+                response = await _within(self.settings.timeout, pool.send(request))
                 return response, "", "", time.monotonic() - started
             except (asyncio.TimeoutError, httpx.TimeoutException):
                 kind, detail = "timeout", f"no answer within {self.settings.timeout:g}s"
@@ -314,27 +368,38 @@ class HTTPTransport:
                 kind, detail = "disconnect", "the server closed the connection without a complete answer"
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
                 raise ConfigError(
-                    f"cannot send a request to {safe_url(url)}: {type(error).__name__}",
+                    f"cannot send a request to {safe_url(str(request.url))}: {type(error).__name__}",
                     fix="Give --editpred-base-url as http://host:port or https://host.",
                 ) from None
             except httpx.TransportError as error:
                 kind, detail = "network", type(error).__name__
-            finally:
-                pool.busy[index] -= 1
             return None, kind, detail, time.monotonic() - started
 
     async def post_json(self, url: str, body: Mapping[str, Any]) -> Response:
         """POST ``body``; the first 2xx with a JSON body, or an exception that
         carries every attempt (``error.attempts``)."""
         secret = api_key(self.settings)
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": _user_agent()}
         if secret:
             headers["Authorization"] = f"Bearer {secret}"
         shown = safe_url(url)
+        try:
+            request = httpx.Request(
+                "POST",
+                _parsed(url),
+                content=json.dumps(body).encode(),
+                headers=headers,
+                extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
+            )
+        except httpx.InvalidURL:
+            raise ConfigError(
+                f"cannot send a request to {shown}: InvalidURL",
+                fix="Give --editpred-base-url as http://host:port or https://host.",
+            ) from None
         attempts: list[Attempt] = []
         kind = detail = ""
         for ordinal in range(1, self.max_attempts + 1):
-            response, kind, detail, latency = await self._send(url, body, headers)
+            response, kind, detail, latency = await self._send(request)
             retry_after: float | None = None
             if response is not None:
                 status = response.status_code
