@@ -174,12 +174,12 @@ def extract_cursor_from_patch(patch: str) -> ExpectedPatch:
     clean = "\n".join(kept) + ("\n" if patch.endswith("\n") and kept else "")
     if cursor is None:
         return ExpectedPatch(clean)
-    line, column = cursor
+    anchor, column = cursor
     # Zed's offset: len(content) + 1 for every context and '+' line before the anchor
     # (a context or '+' line is one prefix byte plus its content: its own length).
     before = sum(
         max(_nbytes(k), 1)
-        for k in kept[: max(line, 0)]
+        for k in kept[: max(anchor, 0)]
         if k[:1] in (" ", "") or (k[:1] == "+" and classify(k).kind is Kind.ADDITION)
     )
-    return ExpectedPatch(clean, line, column, before + column)
+    return ExpectedPatch(clean, anchor, column, before + column)

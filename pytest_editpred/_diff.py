@@ -21,7 +21,7 @@ the same places as Zed's byte search, so only columns need converting, elsewhere
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import NamedTuple
@@ -474,6 +474,10 @@ def path_candidates(path: str) -> list[str]:
     return [path, rest] if sep and rest else [path]
 
 
+#: Resolves a diff path to ``(canonical path, text)``, or ``None`` when no such file.
+OpenFile = Callable[[str], "tuple[str, str] | None"]
+
+
 @dataclass(frozen=True)
 class AppliedSection:
     """What one file section did: the path, the text before and after, the flag."""
@@ -489,7 +493,7 @@ class AppliedSection:
 def apply_sections(
     diff: str,
     buffers: dict[str, str],
-    open_file: Callable[[str], tuple[str, str] | None],
+    open_file: OpenFile,
     *,
     marker: str | None = None,
 ) -> Iterator[AppliedSection]:
@@ -531,8 +535,8 @@ def apply_sections(
 
 def _resolve_open(
     path: str,
-    buffers: Mapping[str, str],
-    open_file: Callable[[str], tuple[str, str] | None],
+    buffers: dict[str, str],
+    open_file: OpenFile,
     line: int,
 ) -> str:
     candidates = path_candidates(path)

@@ -186,7 +186,7 @@ def _from_markdown(text: str, where: str | None) -> Example:
     paragraph = ""
 
     def line_of(token: Any) -> int:
-        return offset + token.map[0] + 1
+        return offset + int(token.map[0]) + 1
 
     def end_reasoning(until: int) -> None:
         nonlocal reasoning, reasoning_start
@@ -327,7 +327,8 @@ def _recent(files: Iterable[RecentFile]) -> str:
 def _history_blocks(history: str) -> list[tuple[bool, str]]:
     """Split the edit history at accepted-prediction markers: (accepted, block text)."""
     blocks: list[tuple[bool, str]] = []
-    accepted, current = False, []
+    accepted = False
+    current: list[str] = []
     for line in history.splitlines(keepends=True):
         if line.rstrip("\n") == ACCEPTED_PREDICTION_MARKER:
             if current or accepted:

@@ -71,10 +71,7 @@ def apply_patch(
                 if default_path is None or default_path not in result:
                     raise
                 path, opened = default_path, None
-            if opened is not None:
-                path, text = path, opened
-            else:
-                text = result[path]
+            text = opened if opened is not None else result[path]
         if section.deleted:
             result.pop(path, None)
             changed.append(path)

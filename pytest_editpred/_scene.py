@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from ._diff import AppliedSection, Kind, apply_sections, classify, path_candidates, reverse_diff, split_lines
+from ._diff import AppliedSection, Kind, OpenFile, apply_sections, classify, path_candidates, reverse_diff, split_lines
 from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile
 from ._exceptions import (
     CursorAmbiguousError,
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from ._repository import Repository, RepositoryCache
 
 __all__ = ["Scene", "build_scene", "unified_diff"]
-
 
 @dataclass(frozen=True)
 class Scene:
@@ -85,7 +84,7 @@ def _located(error: EditPredError, example: Example, line: int | None) -> EditPr
     return error.locate(example.source.path, line if line is not None else example.source.line)
 
 
-def _reader(repository: Repository, tree: str):
+def _reader(repository: Repository, tree: str) -> OpenFile:
     def open_file(path: str) -> tuple[str, str] | None:
         text = repository.read(tree, path)
         return None if text is None else (path, text)
@@ -151,7 +150,7 @@ def _events(applied: list[AppliedSection]) -> tuple[EditEvent, ...]:
     )
 
 
-def _apply_history(example: Example, buffers: dict[str, str], open_file) -> list[AppliedSection]:
+def _apply_history(example: Example, buffers: dict[str, str], open_file: OpenFile) -> list[AppliedSection]:
     try:
         return list(apply_sections(example.edit_history, buffers, open_file, marker=ACCEPTED_PREDICTION_MARKER))
     except DiffError as error:
@@ -163,7 +162,7 @@ def _apply_history(example: Example, buffers: dict[str, str], open_file) -> list
         ) from error
 
 
-def _rollback(example: Example, open_file) -> dict[str, str]:
+def _rollback(example: Example, open_file: OpenFile) -> dict[str, str]:
     """Buffers before the edit history, when the uncommitted diff already holds it."""
     buffers: dict[str, str] = {}
     for chunk in reversed(_section_texts(example.edit_history)):
@@ -180,7 +179,7 @@ def _rollback(example: Example, open_file) -> dict[str, str]:
     return buffers
 
 
-def _find_cursor(example: Example, buffers: dict[str, str], open_file, where: str) -> Cursor:
+def _find_cursor(example: Example, buffers: dict[str, str], open_file: OpenFile, where: str) -> Cursor:
     excerpt, offset = example.cursor_excerpt()
     path = next((p for p in path_candidates(example.cursor_path) if p in buffers), None)
     if path is None:
@@ -216,7 +215,9 @@ def _find_cursor(example: Example, buffers: dict[str, str], open_file, where: st
     return Cursor.at(path, text, first + offset)
 
 
-def _recent(files: tuple[RecentFile, ...], buffers: Mapping[str, str], open_file, example: Example, where: str) -> tuple[RecentFile, ...]:
+def _recent(
+    files: tuple[RecentFile, ...], buffers: Mapping[str, str], open_file: OpenFile, example: Example, where: str
+) -> tuple[RecentFile, ...]:
     resolved = []
     for entry in files:
         path = next((p for p in path_candidates(entry.path) if p in buffers or open_file(p) is not None), None)

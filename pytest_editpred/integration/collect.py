@@ -65,8 +65,8 @@ class ExampleFile(pytest.Module):
         taken: set[str] = set()
         for loaded in load_examples(self.path):
             if isinstance(loaded, EditPredError):
-                jsonl = self.path.suffix.lower() == ".jsonl" and loaded.line is not None
-                fallback = f"{self.path.stem}-{loaded.line - 1}" if jsonl else self.path.stem
+                line = loaded.line if self.path.suffix.lower() == ".jsonl" else None
+                fallback = f"{self.path.stem}-{line - 1}" if line is not None else self.path.stem
                 name = _item_name(fallback, taken, self.path.stem)
                 items.append(ExampleItem.from_parent(self, name=name, callobj=_run_example, error=loaded))
                 continue

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -107,7 +107,9 @@ def add_options(parser: pytest.Parser, extra: tuple[Option, ...] = ()) -> None:
                 kwargs["choices"] = option.choices
             group.addoption(option.flag, **kwargs)
         if option.ini:
-            ini_type = {"bool": "bool", "list": "linelist"}.get(option.kind, "string")
+            ini_type: Literal["bool", "linelist", "string"] = (
+                "bool" if option.kind == "bool" else "linelist" if option.kind == "list" else "string"
+            )
             parser.addini(option.dest, option.help, type=ini_type, default=None)
     parser.addini("editpred_repos", "repository URL to local path mappings, one 'URL = PATH' a line",
                   type="linelist", default=[])

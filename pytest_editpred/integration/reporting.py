@@ -163,7 +163,7 @@ def _accept(item: ExampleItem, report: pytest.TestReport) -> None:
 
     verdict = prepared.verdict
     scene = prepared.scene
-    patches = []
+    patches: list[str] = []
     cursor_line = None
     for path in verdict.changed_paths:
         before = scene.buffers.get(path)
