@@ -297,10 +297,11 @@ def _enclosing_function(lines: Sequence[str], row: int, lang: str) -> tuple[int,
     return None
 
 
-def _split_top(text: str) -> list[tuple[int, int]]:
-    """Spans of ``text`` between commas outside brackets and quotes."""
-    spans: list[tuple[int, int]] = []
-    depth, quote, start, index = 0, "", 0, 0
+def _unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """``(offset, char)`` for each character of ``text`` from ``start`` that is not
+    inside a quoted string (nor one of its quotes): brackets and commas in strings
+    do not count."""
+    quote, index = "", start
     while index < len(text):
         char = text[index]
         if quote:
@@ -310,14 +311,23 @@ def _split_top(text: str) -> list[tuple[int, int]]:
                 quote = ""
         elif char in "\"'`":
             quote = char
-        elif char in "([{<" and not (char == "<" and text[index + 1 : index + 2] in ("=", " ")):
+        else:
+            yield index, char
+        index += 1
+
+
+def _split_top(text: str) -> list[tuple[int, int]]:
+    """Spans of ``text`` between commas outside brackets and quotes."""
+    spans: list[tuple[int, int]] = []
+    depth = start = 0
+    for index, char in _unquoted(text):
+        if char in "([{<" and not (char == "<" and text[index + 1 : index + 2] in ("=", " ")):
             depth += 1
         elif char in ")]}>" and not (char == ">" and text[index - 1 : index] in ("-", "=", " ")):
             depth -= 1
         elif char == "," and depth == 0:
             spans.append((start, index))
             start = index + 1
-        index += 1
     if text[start:].strip() or spans:
         spans.append((start, len(text)))
     return spans
@@ -325,23 +335,14 @@ def _split_top(text: str) -> list[tuple[int, int]]:
 
 def _matching_paren(text: str, open_at: int) -> int | None:
     """The offset of the ``)`` closing the ``(`` at ``open_at``."""
-    depth, quote, index = 0, "", open_at
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "\"'`":
-            quote = char
-        elif char in "([{":
+    depth = 0
+    for index, char in _unquoted(text, open_at):
+        if char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
             if depth == 0:
                 return index if char == ")" else None
-        index += 1
     return None
 
 
