@@ -258,11 +258,11 @@ def test_the_provider_transport_sends_json_with_a_user_agent(server: RawServer) 
     async def once() -> object:
         http = HTTPTransport(settings)
         try:
-            return (await http.post_json(server.url, {"prompt": "x"})).data
+            return (await http.post_json(server.url, {"prompt": "é"})).data
         finally:
             await http.aclose()
 
     assert asyncio.run(once()) == {"ok": True}
     head = server.requests[0].lower()
     assert b"user-agent: pytest-editpred/" in head and b"content-type: application/json" in head
-    assert server.requests[0].endswith(b'{"prompt": "x"}')
+    assert server.requests[0].endswith('{"prompt":"é"}'.encode())

@@ -185,6 +185,13 @@ def attach(error: E, **facts: Any) -> E:
     return error
 
 
+def _unusable(url: str, error: Exception) -> ConfigError:
+    return ConfigError(
+        f"cannot send a request to {safe_url(url)}: {type(error).__name__}",
+        fix="Give --editpred-base-url as http://host:port or https://host.",
+    )
+
+
 def _fix_for(status: int) -> str:
     if status in (401, 403):
         return "Check the API key and the variable named by --editpred-api-key-env."
@@ -367,10 +374,7 @@ class HTTPTransport:
             except httpx.RemoteProtocolError:
                 kind, detail = "disconnect", "the server closed the connection without a complete answer"
             except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:
-                raise ConfigError(
-                    f"cannot send a request to {safe_url(str(request.url))}: {type(error).__name__}",
-                    fix="Give --editpred-base-url as http://host:port or https://host.",
-                ) from None
+                raise _unusable(str(request.url), error) from None
             except httpx.TransportError as error:
                 kind, detail = "network", type(error).__name__
             return None, kind, detail, time.monotonic() - started
@@ -387,15 +391,12 @@ class HTTPTransport:
             request = httpx.Request(
                 "POST",
                 _parsed(url),
-                content=json.dumps(body).encode(),
+                content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
                 headers=headers,
                 extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
             )
-        except httpx.InvalidURL:
-            raise ConfigError(
-                f"cannot send a request to {shown}: InvalidURL",
-                fix="Give --editpred-base-url as http://host:port or https://host.",
-            ) from None
+        except httpx.InvalidURL as error:
+            raise _unusable(url, error) from None
         attempts: list[Attempt] = []
         kind = detail = ""
         for ordinal in range(1, self.max_attempts + 1):
