@@ -10,6 +10,7 @@ seen, not assumed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -40,9 +41,14 @@ class RawServer:
 
     def __post_init__(self) -> None:
         self.delay.set()
-        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.open: list[socket.socket] = []
+        # No SO_REUSEADDR: the port must never be shared with a later test's server.
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1/completions"
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.acceptor = threading.Thread(target=self._accept, daemon=True)
+        self.acceptor.start()
 
     def _accept(self) -> None:
         while True:
@@ -50,6 +56,7 @@ class RawServer:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
+            self.open.append(conn)
             self.connections += 1
             threading.Thread(target=self._serve, args=(conn, self.connections), daemon=True).start()
 
@@ -74,7 +81,14 @@ class RawServer:
                     return
 
     def close(self) -> None:
+        """Stop listening for real: a thread blocked in ``accept()`` keeps a merely
+        closed socket listening, and a later test's server could be given its port."""
+        self.sock.shutdown(socket.SHUT_RDWR)  # wakes accept()
+        self.acceptor.join(5)
         self.sock.close()
+        for conn in self.open:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
 
 
 @pytest.fixture
