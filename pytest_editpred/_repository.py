@@ -14,19 +14,16 @@ repositories, often from several pytest-xdist workers at once. So:
   rename, so concurrent or killed runs leave a cache the next run can use.
 
 Git only ever sees URLs, revisions and paths that :mod:`._urls` accepted; it runs
-without hooks, without the ``ext``/``fd`` transports, and with ``file`` only when
-the user mapped the URL to a local repository.
+(through :mod:`._git`) without hooks, without the ``ext``/``fd`` transports, and with
+``file`` only when the user mapped the URL to a local repository.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
-import signal
 import stat
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +39,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from ._files import write_atomic
+from ._git import CONFIG, LOCAL, NETWORK, NONE, CatFile, Completed, Entries, environment, parse_tree, run
 from ._exceptions import (
     GitError,
     InvalidRevisionError,
@@ -67,24 +65,9 @@ __all__ = ["DEFAULT_TIMEOUT", "Repository", "RepositoryCache", "default_cache_di
            "join_inside", "strip_diff_path_prefix"]
 
 DEFAULT_TIMEOUT = 600.0
-_POSIX = os.name == "posix"
-_NETWORK, _LOCAL, _NONE = "http:https:ssh", "file", "none"  # GIT_ALLOW_PROTOCOL values
-_CONFIG = [arg for setting in (
-    "protocol.ext.allow=never", "protocol.fd.allow=never", f"core.hooksPath={os.devnull}",
-    "core.fsmonitor=false", "gc.auto=0", "maintenance.auto=false", "fetch.writeCommitGraph=false",
-    "advice.detachedHead=false", "submodule.recurse=false",  # .gitmodules may name any URL
-    "http.lowSpeedLimit=1000", "http.lowSpeedTime=60",  # a stalled transfer fails, not hangs
-) for arg in ("-c", setting)]
-# Exported by git when pytest runs in a git hook: they would aim our git at the user's repo.
-_INHERITED = re.compile(
-    r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|"
-    r"NAMESPACE|PREFIX|SHALLOW_FILE|GRAFT_FILE|QUARANTINE_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|"
-    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+)")
 _FILE_MODES, _LINK, _TREE = (b"100644", b"100755"), b"120000", b"40000"
 _MAX_LINKS, _MAX_TREES = 40, 4096
 _NO_MAPPINGS: Mapping[str, Path] = MappingProxyType({})
-Entries = dict[bytes, tuple[bytes, str]]
-Completed = subprocess.CompletedProcess[bytes]
 
 
 def default_cache_dir() -> Path:
@@ -118,65 +101,6 @@ def strip_diff_path_prefix(diff: str, repo_name: str) -> str:
     return "".join(map(strip, diff.splitlines(keepends=True))) if repo_name else diff
 
 
-def _env(protocols: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not _INHERITED.fullmatch(k)}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL=protocols, GCM_INTERACTIVE="never",
-               GIT_LFS_SKIP_SMUDGE="1", **extra)
-    return env
-
-
-def _start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(args, **options)
-    except OSError as error:
-        raise GitError(f"git could not be started: {error}",
-                       fix="Install git (2.29 or later) and put it on PATH.") from None
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """Kill git *and its helpers* (remote-https, ssh, index-pack): its process group."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL) if _POSIX else proc.kill()
-    except OSError:
-        pass
-    proc.wait()
-
-
-def _run(args: list[str], env: dict[str, str], timeout: float, *, cwd: Path | None = None,
-         stdin: bytes | None = None, keep_fds: tuple[int, ...] = ()) -> Completed:
-    """Run ``git *args`` with a hard deadline.
-
-    Git gets its own session so that a timeout kills the whole tree (remote helpers,
-    ssh, index-pack). It inherits the lock's descriptor, so if we are SIGKILLed our
-    git still holds the lock until it exits: nobody cleans up under its feet."""
-    proc = _start(["git", *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                  stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                  start_new_session=_POSIX, pass_fds=keep_fds if _POSIX else ())
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        command = next(arg for arg in args if not arg.startswith("-") and "=" not in arg)
-        raise GitError(f"'git {command}' did not finish within {timeout:g} s",
-                       fix="Check the network and the remote, or raise the git timeout.") from None
-    except BaseException:
-        _kill(proc)
-        raise
-    return subprocess.CompletedProcess(args, proc.returncode, out, err)
-
-
-def _parse_tree(data: bytes, oid_size: int) -> Entries:
-    """A raw tree object as {name: (mode, oid)}: entries are ``mode SP name NUL oid``."""
-    entries: Entries = {}
-    at = 0
-    while at < len(data):
-        space = data.index(b" ", at)
-        nul = data.index(b"\0", space)
-        entries[data[space + 1 : nul]] = (data[at:space], data[nul + 1 : nul + 1 + oid_size].hex())
-        at = nul + 1 + oid_size
-    return entries
-
-
 def _make_read_only(root: Path) -> None:
     """Shared worktrees are read-only, so a caller's stray write fails at once rather
     than corrupting every other caller's view. Symlinks are skipped: chmod follows them."""
@@ -196,60 +120,6 @@ def _remove_tree(path: Path) -> None:
         path.unlink()
     elif path.exists():
         shutil.rmtree(path, onerror=make_writable)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    write_atomic(path, text)
-
-
-class _CatFile:
-    """One long-lived ``git cat-file --batch``: an object costs a pipe round trip, not
-    a process start. No transport is allowed, so a blobless mirror never fetches
-    behind our back (without timeout or lock): git 2.39 then dies on a missing
-    object, which :meth:`get` reports as missing, and the caller fetches."""
-
-    def __init__(self, git_dir: Path) -> None:
-        self._proc = _start(
-            ["git", f"--git-dir={git_dir}", *_CONFIG, "cat-file", "--batch"], env=_env(_NONE),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-    @property
-    def alive(self) -> bool:
-        return self._proc.poll() is None
-
-    def get(self, spec: str) -> tuple[str, str, bytes]:
-        """(oid, type, content), or ("", "missing" | "ambiguous", b"")."""
-        stdin, stdout = self._proc.stdin, self._proc.stdout
-        assert stdin is not None and stdout is not None
-        try:
-            stdin.write(spec.encode() + b"\n")
-            stdin.flush()
-            header = stdout.readline()
-        except OSError:
-            header = b""
-        fields = header.split()
-        if len(fields) == 3 and fields[2].isdigit():
-            size = int(fields[2])
-            return fields[0].decode(), fields[1].decode(), stdout.read(size + 1)[:size]
-        if header.endswith((b" missing\n", b" ambiguous\n")):
-            return "", fields[-1].decode(), b""
-        self.close()
-        if not header:  # it died on an object it may not fetch
-            return "", "missing", b""
-        raise GitError(f"git cat-file --batch answered {header[:80]!r}")
-
-    def close(self) -> None:
-        try:
-            if self._proc.stdin is not None:
-                self._proc.stdin.close()  # git exits at the end of its input
-        except OSError:
-            pass  # it is dead already
-        try:
-            self._proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            _kill(self._proc)
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
 
 
 class RepositoryCache:
@@ -318,7 +188,7 @@ class Repository:
         lock_file = cache.dir / "locks" / f"{url.slug}.lock"
         self._lock = FileLock(lock_file, timeout=cache.timeout + 60, **hook)
         self._lock_fd = -1
-        self._batch: _CatFile | None = None
+        self._batch: CatFile | None = None
         self._batch_mutex = threading.Lock()
         self._ready = False
         self._trees: OrderedDict[str, Entries] = OrderedDict()
@@ -332,16 +202,16 @@ class Repository:
     @property
     def _protocols(self) -> str:
         if self.source is not None:
-            return _LOCAL
-        return _NONE if self._cache.offline else _NETWORK
+            return LOCAL
+        return NONE if self._cache.offline else NETWORK
 
     def _git(self, *args: str, git_dir: bool = True, cwd: Path | None = None,
              stdin: bytes | None = None, **env: str) -> Completed:
         head = [f"--git-dir={self.path}"] if git_dir else []
         keep = (self._lock_fd,) if self._lock.is_locked and self._lock_fd >= 0 else ()
         try:
-            return _run([*_CONFIG, *head, *args], _env(self._protocols, **env), self._timeout,
-                        cwd=cwd, stdin=stdin, keep_fds=keep)
+            return run([*CONFIG, *head, *args], environment(self._protocols, **env), self._timeout,
+                       cwd=cwd, stdin=stdin, keep_fds=keep)
         except GitError as error:  # a timeout: say which repository
             raise GitError(f"{error.reason} ({self.url.display})", fix=error.fix) from None
 
@@ -476,7 +346,7 @@ class Repository:
     def _object(self, spec: str) -> tuple[str, str, bytes]:
         with self._batch_mutex:
             if self._batch is None or not self._batch.alive:
-                self._batch = _CatFile(self.path)
+                self._batch = CatFile(self.path)
             return self._batch.get(spec)
 
     def _commit(self, revision: str) -> str | None:
@@ -529,7 +399,7 @@ class Repository:
         entries = self._trees.get(oid)
         if entries is None:
             raw = data if data is not None else self._data(oid, "a tree")
-            entries = self._trees[oid] = _parse_tree(raw, len(oid) // 2)
+            entries = self._trees[oid] = parse_tree(raw, len(oid) // 2)
             if len(self._trees) > _MAX_TREES:
                 self._trees.popitem(last=False)
         return entries
@@ -611,8 +481,8 @@ class Repository:
             tree = record.read_text().strip() if record.is_file() else ""
             if not tree or self._object(tree)[1] != "tree":  # not cached, or gone
                 tree = self._apply(base, diff) if diff.strip() else self._root(base)
-                _write_atomic(self._applied_dir / f"{tree}.base", base)
-                _write_atomic(record, tree)
+                write_atomic(self._applied_dir / f"{tree}.base", base)
+                write_atomic(record, tree)
             self._applied[key], self._bases[tree] = tree, base
         return self._applied[key]
 
@@ -683,7 +553,7 @@ class Repository:
             self._need_network(f"the files of {tree or commit}")
             raise self._failed(f"git worktree add of {tree or commit}", proc)
         _make_read_only(path)
-        _write_atomic(ready, f"{commit} {tree or ''}\n")
+        write_atomic(ready, f"{commit} {tree or ''}\n")
         self._log("worktree", str(path))
 
     def close(self) -> None:
