@@ -26,7 +26,7 @@ from .._prediction import Prediction
 from .._request import PredictionRequest
 from .._settings import Settings
 from ._endpoint import Endpoint, Reply, malformed
-from ._http import Backoff, attach
+from ._http import Backoff, HTTPTransport, attach
 from ._registry import Completion
 from ._window import Answer, Window, window_for
 
@@ -40,23 +40,14 @@ class HTTPProvider(ABC):
     path: ClassVar[str]
     needs_model: ClassVar[bool] = True
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff: Backoff | None = None,
-        rng: random.Random | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
         if self.needs_model and not settings.model:
             raise ConfigError(
                 f"provider {self.name!r} needs a model name",
                 fix="Give --editpred-model, the name the server serves the model under.",
             )
         self.settings = settings
-        self.endpoint = Endpoint(
-            settings, provider=self.name, path=self.path, transport=transport, backoff=backoff, rng=rng
-        )
+        self.endpoint = Endpoint(settings, provider=self.name, path=self.path, http=http or HTTPTransport(settings))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.settings.model!r}, endpoint={self.endpoint!r})"
@@ -118,8 +109,8 @@ class HTTPProvider(ABC):
 
 
 def factory(cls: type[HTTPProvider]) -> Callable[..., Completion]:
-    """``make(settings)`` for a provider class; tests may pass ``transport`` and
-    ``backoff`` by keyword."""
+    """``make(settings)`` for a provider class; tests may pass ``transport``,
+    ``backoff`` and ``rng`` by keyword (see :class:`HTTPTransport`)."""
 
     def make(
         settings: Settings,
@@ -128,7 +119,7 @@ def factory(cls: type[HTTPProvider]) -> Callable[..., Completion]:
         backoff: Backoff | None = None,
         rng: random.Random | None = None,
     ) -> Completion:
-        return cls(settings, transport=transport, backoff=backoff, rng=rng).complete
+        return cls(settings, http=HTTPTransport(settings, transport=transport, backoff=backoff, rng=rng)).complete
 
     make.__name__ = make.__qualname__ = f"make_{cls.name.replace('-', '_')}"
     make.__doc__ = f"The {cls.name!r} provider: {(cls.__doc__ or '').strip().splitlines()[0]}"

@@ -29,8 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .._files import write_atomic
 from .._exceptions import ConfigError, PredictionError
+from .._files import write_atomic
 from .._settings import CACHE_MODES, Settings
 from ._http import redact, safe_url
 

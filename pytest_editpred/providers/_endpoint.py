@@ -11,18 +11,15 @@ the model's answer, and replaying it fails the item the same way.
 from __future__ import annotations
 
 import logging
-import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
-
-import httpx
 
 from .._exceptions import ConfigError, EditPredError, PredictionError
 from .._prediction import Attempt
 from .._settings import Settings
 from ._cache import ResponseCache, cache_key
-from ._http import Backoff, HTTPTransport, api_key, attach, endpoint_url, safe_url
+from ._http import HTTPTransport, api_key, attach, endpoint_url, safe_url
 
 __all__ = ["Endpoint", "Fetched", "Reply", "malformed"]
 
@@ -91,9 +88,7 @@ class Endpoint:
         *,
         provider: str,
         path: str,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff: Backoff | None = None,
-        rng: random.Random | None = None,
+        http: HTTPTransport,
     ) -> None:
         self.settings = settings
         self.provider = provider
@@ -101,7 +96,7 @@ class Endpoint:
         self.base_url = check_base_url(settings)
         self.url = endpoint_url(self.base_url, path)
         self.cache = ResponseCache.from_settings(settings)
-        self.http = HTTPTransport(settings, transport=transport, backoff=backoff, rng=rng)
+        self.http = http
         if not self.cache.replay_only:
             api_key(settings)  # fail fast on an unset key variable (read again per request)
 

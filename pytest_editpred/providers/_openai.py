@@ -11,16 +11,13 @@ added to the stop sequences, so the server stops as soon as the region is writte
 
 from __future__ import annotations
 
-import random
 from typing import Any
-
-import httpx
 
 from .._request import PredictionRequest
 from .._settings import Settings
 from ._base import HTTPProvider, factory, first_choice, openai_usage
 from ._endpoint import Reply, malformed
-from ._http import Backoff
+from ._http import HTTPTransport
 from ._prompts import chat_messages, completion_format, parse_chat
 from ._window import Answer, Window
 
@@ -38,16 +35,9 @@ class OpenAICompletions(HTTPProvider):
     name = "openai"
     path = "/v1/completions"
 
-    def __init__(
-        self,
-        settings: Settings,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        backoff: Backoff | None = None,
-        rng: random.Random | None = None,
-    ) -> None:
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
         self.format = completion_format(settings.prompt_format)
-        super().__init__(settings, transport=transport, backoff=backoff, rng=rng)
+        super().__init__(settings, http=http)
 
     def stop(self) -> list[str]:
         stop = list(self.settings.stop)
