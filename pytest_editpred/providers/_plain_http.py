@@ -9,7 +9,7 @@ and anyio's stream wrappers: about 1.5 ms of CPU per request here, enough to que
 the answers of a burst of 32 behind one another. This transport is asyncio's
 streams and h11's HTTP/1.1 state machine, with a free list of keep-alive
 connections: the whole request, prompt to :class:`Prediction`, then costs less than
-half the CPU, and 32 in flight reach 85% of ideal throughput instead of 80%
+half the CPU, and 32 in flight reach 85% of ideal throughput instead of 77–79%
 (``bench/bench_concurrency.py``).
 
 It speaks ``http://`` only; TLS stays with httpx's default transport. It opens a
