@@ -2,12 +2,16 @@
 
 The browser checks drive headless Chromium from the command line, no extra Python
 package: the page reads its filters from the URL fragment on load, so
-``--dump-dom file:///report.html#outcome=failed`` is the DOM after filtering.
+``--dump-dom file:///report.html#outcome=failed`` is the DOM after filtering. The
+controls themselves are driven from a harness page that holds the report in an
+iframe and fires the events a user's clicks and typing would.
 Chromium is required (the CI installs it): when it is missing these tests FAIL.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import shutil
@@ -353,3 +357,49 @@ def test_views_of_different_files_say_which() -> None:
     )
     page = render_html([r])
     assert "Expected · a.py" in page and "Predicted · b.py" in page
+
+
+#: Drives the report's own controls in an iframe, as a user would (untick a box,
+#: pick from a list, type), then writes what the report shows into this page for
+#: ``--dump-dom``. Each step records the names of the cards left visible and the
+#: fragment the report wrote back, which makes the view a link that can be shared.
+HARNESS = """<!doctype html><meta charset="utf-8"><pre id="out"></pre>
+<iframe id="report" src="report.html"></iframe>
+<script>
+const frame = document.getElementById("report");
+frame.addEventListener("load", () => {
+  const doc = frame.contentDocument, out = [];
+  const state = (step) => out.push(step + " | " + Array.from(doc.querySelectorAll("article.card"))
+    .filter((c) => !c.hidden).map((c) => c.dataset.name).sort().join(" ; ")
+    + " | " + frame.contentWindow.location.hash + " | " + doc.getElementById("shown").textContent);
+  const fire = (el, type) => el.dispatchEvent(new Event(type, {bubbles: true}));
+  const passed = doc.querySelector("input[name=outcome][value=passed]");
+  passed.click();
+  state("untick passed");
+  const repo = doc.getElementById("f-repo");
+  repo.value = REPO; fire(repo, "change");
+  state("pick repository");
+  const search = doc.getElementById("f-search");
+  search.value = "server"; fire(search, "input");
+  state("type server");
+  passed.click(); search.value = ""; fire(search, "input"); repo.value = ""; fire(repo, "change");
+  state("reset");
+  document.getElementById("out").textContent = out.join("\\n");
+});
+</script>"""
+
+
+def test_browser_controls_filter_and_write_the_fragment(tmp_path: Path, page: Path) -> None:
+    harness = tmp_path / "harness.html"
+    harness.write_text(HARNESS.replace("REPO", json.dumps(SHAPES)), encoding="utf-8")
+    dom = chromium(tmp_path, "--allow-file-access-from-files", "--dump-dom", harness.as_uri()).stdout
+    out = html.unescape(dom.split('<pre id="out">', 1)[1].split("</pre>", 1)[0]).splitlines()
+    steps = {line.split(" | ")[0]: line.split(" | ")[1:] for line in out}
+    assert list(steps) == ["untick passed", "pick repository", "type server", "reset"], dom[-2000:]
+    xss, repo = f"shapes: injected {XSS}".lower(), "repo=" + quote(SHAPES, safe="")
+    assert steps == {
+        "untick passed": [f"calc: swapped operands ; {xss} ; shapes: server down", "#outcome=error%2Cfailed", "3"],
+        "pick repository": [f"{xss} ; shapes: server down", f"#outcome=error%2Cfailed&{repo}", "2"],
+        "type server": ["shapes: server down", f"#outcome=error%2Cfailed&{repo}&q=server", "1"],
+        "reset": [f"calc: complete sub ; calc: swapped operands ; {xss} ; shapes: patch only ; shapes: server down", "", "5"],
+    }
