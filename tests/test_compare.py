@@ -101,6 +101,7 @@ def test_a_clear_improvement_excludes_zero() -> None:
     assert comparison.pass_rate_difference.excludes_zero
     text = comparison.format()
     assert "+100.0 pts" in text and "a real change" in text
+    assert "improved (20):" in text and "  e0: failed -> passed (chrF 10.0 -> 90.0)" in text.splitlines()
 
 
 def test_trials_are_averaged_per_example_not_paired() -> None:

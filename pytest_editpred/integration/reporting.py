@@ -379,12 +379,7 @@ class Reporter:
             from ..reports import compare
 
             comparison = compare(self.baseline, self.records)
-            lines = [comparison.format()]
-            improvements = comparison.improvements
-            if improvements:  # Comparison.format lists only the regressions
-                lines.append(f"improved ({len(improvements)}):")
-                lines.extend(f"  {c.name}: {c.describe()}" for c in improvements)
-            self.decisions.append("\n".join(lines))
+            self.decisions.append(comparison.format())
             if options.get(self.config, "fail_on_regression"):
                 if comparison.regressions:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -134,7 +134,8 @@ class Comparison:
         return {status: len(self._with(status)) for status in STATUSES}
 
     def format(self) -> str:
-        """A short block for the terminal: counts, differences, regressed examples."""
+        """A short block for the terminal: counts, differences, the regressed and the
+        improved examples."""
         counts = self.counts
         level = f"{round(self.confidence * 100)}%"
         lines = [
@@ -147,10 +148,10 @@ class Comparison:
             + _difference(self.delta_chr_f_difference, scale=1, unit="", digits=2)
             + f"  ({level} paired bootstrap over {self.paired_chrf_examples} examples)",
         ]
-        regressions = self.regressions
-        if regressions:
-            lines.append(f"regressed ({len(regressions)}):")
-            lines.extend(f"  {c.name}: {c.describe()}" for c in regressions)
+        for label, changes in (("regressed", self.regressions), ("improved", self.improvements)):
+            if changes:
+                lines.append(f"{label} ({len(changes)}):")
+                lines.extend(f"  {c.name}: {c.describe()}" for c in changes)
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
