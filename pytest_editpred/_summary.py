@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from ._metrics import CHR_F_BETA, ClassificationMetrics, PredictionScore
+from .metrics import CHR_F_BETA, ClassificationMetrics, PredictionScore
 
 __all__ = ["SUMMARY_JSON_FIELDS", "Summary", "format_eval_report", "percentile"]
 

@@ -281,8 +281,8 @@ def score(
     24 KB). Patches are the expected patches as written and the predicted patch as
     returned; a prediction given as text is diffed into a patch first.
     """
-    from ._metrics import Candidate as ScoredCandidate
-    from ._metrics import score_prediction
+    from .metrics import Candidate as ScoredCandidate
+    from .metrics import score_prediction
     from ._scene import unified_diff
 
     original = buffers.get(cursor_path, "")

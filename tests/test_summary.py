@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_editpred._metrics import PredictionScore
+from pytest_editpred.metrics import PredictionScore
 from pytest_editpred._summary import (
     SUMMARY_JSON_FIELDS,
     Summary,

@@ -295,7 +295,7 @@ class Reporter:
     # ------------------------------------------------------------ aggregates
 
     def _scores(self) -> list[tuple[str, Any]]:
-        from .._metrics import PredictionScore
+        from ..metrics import PredictionScore
 
         rows = []
         for record in self.records:

@@ -1,0 +1,204 @@
+"""delta-chrF (§4.3): do the predicted character n-gram changes match the expected ones?"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from ._counts import ClassificationMetrics
+from ._tokens import SPACE_CLASS
+
+CHR_F_CHAR_ORDER = 6
+CHR_F_BETA = 0.5
+
+
+@dataclass(frozen=True)
+class DeltaChrF:
+    """The result of :func:`delta_chr_f`: score 0–100, P/R averaged over the orders
+    (0–1), and TP/FP/FN summed over the orders."""
+
+    score: float
+    precision: float
+    recall: float
+    true_positives: int = 0
+    false_positives: int = 0
+    false_negatives: int = 0
+    beta: float = CHR_F_BETA
+
+
+_SPACE_RUN = re.compile(f"[{SPACE_CLASS}]+")
+_NEWLINE_RUN = re.compile(r"\n+")
+
+
+def collapse_whitespace(text: str) -> str:
+    """Zed's ``collapse_whitespace`` (§4.3 step 2).
+
+    Zed pushes a space unless the last *whitespace it pushed* was a space, a ``\\n``
+    unless it was a ``\\n``, and any other character forgets the last one. That is:
+    every run of non-newline whitespace becomes one space and every run of ``\\n``
+    one ``\\n``, but the two kinds alternate freely, so ``" \\n "`` stays as it is.
+    """
+    return _NEWLINE_RUN.sub("\n", _SPACE_RUN.sub(" ", text))
+
+
+def _common_prefix_len(a: str, b: str) -> int:
+    """Length of the common prefix, by binary search on C-speed slice comparisons."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix_len(a: str, b: str, limit: int) -> int:
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _changed_region(original: str, modified: str) -> tuple[str, str]:
+    """Zed's ``extract_changed_regions``: the changed middle with ``order - 1`` chars
+    of context on each side (§4.3 step 3).
+
+    This is part of the result, not only a speed-up: when a text is unchanged its
+    region is at most 5 chars long, and an order with no n-grams at all on either
+    side scores P = R = 1 (step 4).
+    """
+    prefix = _common_prefix_len(original, modified)
+    suffix = _common_suffix_len(
+        original, modified, min(len(original) - prefix, len(modified) - prefix)
+    )
+    context = CHR_F_CHAR_ORDER - 1
+    before, after = min(prefix, context), min(suffix, context)
+    start = prefix - before
+    return (
+        original[start : len(original) - suffix + after],
+        modified[start : len(modified) - suffix + after],
+    )
+
+
+# Regions longer than this are aligned line by line first, so that n-grams inside
+# common blocks cancel without being counted (same numbers, much less work).
+_ALIGN_THRESHOLD = 2000
+
+
+def _line_blocks(before: str, after: str) -> list[tuple[int, int, int]]:
+    """Common blocks ``(start in before, start in after, length)`` in chars.
+
+    Any alignment will do: n-grams lying entirely inside a block that occurs in
+    both texts cancel in the delta, so skipping them changes no count.
+    """
+    a_lines = before.split("\n")
+    b_lines = after.split("\n")
+    a_starts = [0]
+    for line in a_lines:
+        a_starts.append(a_starts[-1] + len(line) + 1)
+    b_starts = [0]
+    for line in b_lines:
+        b_starts.append(b_starts[-1] + len(line) + 1)
+    blocks = []
+    matcher = SequenceMatcher(None, a_lines, b_lines, autojunk=False)
+    for i, j, size in matcher.get_matching_blocks():
+        if size:
+            # The lines of the block, with their newlines except after the last line.
+            length = a_starts[i + size] - a_starts[i]
+            if i + size == len(a_lines) or j + size == len(b_lines):
+                length -= 1
+            blocks.append((a_starts[i], b_starts[j], length))
+    return blocks
+
+
+def _free_positions(length: int, n: int, blocks: Iterable[tuple[int, int]]) -> Iterable[int]:
+    """Start positions of the n-grams not lying entirely inside one of ``blocks``."""
+    at = 0
+    last = length - n  # last start position
+    for start, size in blocks:
+        inside_from, inside_to = start, start + size - n  # inclusive range
+        if inside_to < inside_from:
+            continue
+        yield from range(at, min(inside_from, last + 1))
+        at = max(at, inside_to + 1)
+    yield from range(at, last + 1)
+
+
+class _NgramDelta:
+    """``count(after) - count(before)`` per n-gram for one (before, after) pair."""
+
+    def __init__(self, before: str, after: str) -> None:
+        self.before = before
+        self.after = after
+        self.blocks: list[tuple[int, int, int]] | None = None
+        if len(before) + len(after) > _ALIGN_THRESHOLD:
+            self.blocks = _line_blocks(before, after)
+
+    def bag(self, n: int) -> tuple[bool, dict[str, int]]:
+        """(any n-gram at all, the delta as a bag with ``¬`` for removed n-grams)."""
+        before, after = self.before, self.after
+        if len(before) < n and len(after) < n:
+            return False, {}
+        if self.blocks is None:
+            old = Counter(before[i : i + n] for i in range(len(before) - n + 1))
+            new = Counter(after[i : i + n] for i in range(len(after) - n + 1))
+        else:
+            old = Counter(
+                before[i : i + n]
+                for i in _free_positions(len(before), n, ((a, s) for a, _, s in self.blocks))
+            )
+            new = Counter(
+                after[i : i + n]
+                for i in _free_positions(len(after), n, ((b, s) for _, b, s in self.blocks))
+            )
+        bag = dict(new - old)
+        bag.update(("¬" + gram, count) for gram, count in (old - new).items())
+        return True, bag
+
+
+def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
+    """Zed's delta-chrF (§4.3): chrF over the n-gram *changes* original→expected
+    versus original→actual, orders 1–6, β = 0.5 (precision weighs more).
+
+    Scoring the deltas rather than the texts means an unchanged file scores 0, not
+    99: only the edit is judged. Whitespace runs are collapsed first (Zed's
+    ``Collapse`` mode), so indentation width barely matters.
+    """
+    if original == expected == actual:
+        return DeltaChrF(100.0, 1.0, 1.0)
+    base = collapse_whitespace(original)
+    want = collapse_whitespace(expected)
+    got = collapse_whitespace(actual)
+    expected_delta = _NgramDelta(*_changed_region(base, want))
+    actual_delta = _NgramDelta(*_changed_region(base, got))
+    sum_precision = sum_recall = 0.0
+    tp = fp = fn = 0
+    for n in range(1, CHR_F_CHAR_ORDER + 1):
+        expected_any, expected_bag = expected_delta.bag(n)
+        actual_any, actual_bag = actual_delta.bag(n)
+        if not expected_any and not actual_any:
+            sum_precision += 1.0
+            sum_recall += 1.0
+            continue
+        counts = ClassificationMetrics.from_counts(expected_bag, actual_bag)
+        sum_precision += counts.precision
+        sum_recall += counts.recall
+        tp += counts.true_positives
+        fp += counts.false_positives
+        fn += counts.false_negatives
+    precision = sum_precision / CHR_F_CHAR_ORDER
+    recall = sum_recall / CHR_F_CHAR_ORDER
+    beta2 = CHR_F_BETA * CHR_F_BETA
+    if precision + recall == 0:
+        score = 0.0
+    else:
+        score = (1 + beta2) * precision * recall / (beta2 * precision + recall) * 100
+    return DeltaChrF(score, precision, recall, tp, fp, fn)
