@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .._diff import split_lines
 
+
 # ---------------------------------------------------------------- classification counts
 
 
@@ -53,6 +54,7 @@ class ClassificationMetrics:
         if precision + recall == 0:
             return 0.0
         return 2 * precision * recall / (precision + recall)
+
 
 # ---------------------------------------------------------------------------- exact lines
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from .._diff import split_lines
 from ._tokens import is_blank, lcs_length, tokenize
 
+
 # -------------------------------------------------------------------------------- braces
 
 
@@ -29,6 +30,7 @@ def braces_disbalance(original: str, actual: str) -> int:
     half, and that is not the model's fault.
     """
     return max(0, text_braces_disbalance(actual) - text_braces_disbalance(original))
+
 
 # ------------------------------------------------------------------ metrics patch parser
 

@@ -19,6 +19,7 @@ def is_blank(text: str) -> bool:
     """Rust's ``s.trim().is_empty()``."""
     return all(c in RUST_WHITESPACE for c in text)
 
+
 # ----------------------------------------------------------------------------- tokenizer
 
 # Greedy, longest first. The spec lists ``>>>=``, ``<<=``, ``::``, ``->``, ``=>``,
