@@ -280,3 +280,8 @@ def test_the_provider_transport_sends_json_with_a_user_agent(server: RawServer) 
     head = server.requests[0].lower()
     assert b"user-agent: pytest-editpred/" in head and b"content-type: application/json" in head
     assert server.requests[0].endswith('{"prompt":"é"}'.encode())
+
+
+def test_an_interim_1xx_answer_is_skipped(server: RawServer) -> None:
+    server.script = lambda connection, number: (b"HTTP/1.1 100 Continue\r\n\r\n" + ok(b'{"n": 1}'), False)
+    assert post(PlainHTTPTransport(), server.url).json() == {"n": 1}

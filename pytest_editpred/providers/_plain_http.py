@@ -85,7 +85,9 @@ class _Connection:
             elif isinstance(event, h11.EndOfMessage):
                 assert response is not None  # h11 gives the head before the end
                 return response, b"".join(chunks)
-            # an InformationalResponse (1xx) is followed by the real one: read on
+            elif not isinstance(event, h11.InformationalResponse):  # a 1xx: the answer follows
+                # ConnectionClosed or PAUSED: nothing more will come (asking again would spin)
+                raise httpx.RemoteProtocolError("the server closed the connection without an answer", request=request)
 
     def reusable(self) -> bool:
         """Ready for the next request (and made so) after a complete exchange?"""
