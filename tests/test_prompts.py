@@ -7,10 +7,10 @@ layout, so any change to a prompt must show up as a failing test and a reviewed 
 from __future__ import annotations
 
 import pytest
+from greet_sample import CURSOR, PATH, RENAME, TEXT, request
 
 from pytest_editpred import ConfigError, PredictionError
-from pytest_editpred._example import Example
-from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
+from pytest_editpred._request import EditEvent, PredictionRequest
 from pytest_editpred.providers._history import git_history, hunks, zeta1_history
 from pytest_editpred.providers._prompts import (
     CHAT_SYSTEM,
@@ -26,31 +26,8 @@ from pytest_editpred.providers._prompts import (
 )
 from pytest_editpred.providers._window import Answer, window_for
 
-PATH = "src/greet.py"
-TEXT = (
-    "import sys\n"
-    "\n"
-    "def greet(name):\n"
-    "    print(name)\n"
-    "\n"
-    "def main():\n"
-    "    hello(sys.argv[1])\n"
-    '    hello("world")\n'
-    "\n"
-    "main()\n"
-)
-RENAME = EditEvent(PATH, PATH, "@@ -3,2 +3,2 @@\n-def hello(name):\n+def greet(name):\n     print(name)\n")
 REGION = 'def main():\n    hello(sys.argv[1])\n    hello("world")'
-CURSOR = TEXT.index("hello(sys")
 
-
-def request(
-    text: str = TEXT, offset: int = CURSOR, events: tuple[EditEvent, ...] = (RENAME,), path: str = PATH
-) -> PredictionRequest:
-    example = Example(
-        name="rename", repository_url="https://github.com/o/r", revision="abc", cursor_path=path, cursor_position=""
-    )
-    return PredictionRequest(example, {path: text}, Cursor.at(path, text, offset), events=events)
 
 
 def small_window(req: PredictionRequest | None = None):  # type: ignore[no-untyped-def]

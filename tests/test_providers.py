@@ -20,36 +20,21 @@ from typing import Any
 
 import httpx
 import pytest
+from greet_sample import CURSOR, PATH, TEXT, request
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
 from pytest_editpred import ConfigError, PredictionError, ProviderUnavailableError
 from pytest_editpred._engine import Prefetcher, call_once
-from pytest_editpred._example import Example
 from pytest_editpred._prediction import Attempt, Prediction
-from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
+from pytest_editpred._request import PredictionRequest
 from pytest_editpred._settings import Settings
 from pytest_editpred.providers import get_provider
 from pytest_editpred.providers._http import Backoff, endpoint_url, safe_url
 from pytest_editpred.providers._prompts import chat_messages, render_zeta1, render_zeta2
 from pytest_editpred.providers._window import window_for
 
-PATH = "src/greet.py"
-TEXT = (
-    "import sys\n"
-    "\n"
-    "def greet(name):\n"
-    "    print(name)\n"
-    "\n"
-    "def main():\n"
-    "    hello(sys.argv[1])\n"
-    '    hello("world")\n'
-    "\n"
-    "main()\n"
-)
 NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 NEW_CURSOR = NEW_TEXT.index("(sys")
-CURSOR = TEXT.index("hello(sys")
-RENAME = EditEvent(PATH, PATH, "@@ -3,2 +3,2 @@\n-def hello(name):\n+def greet(name):\n     print(name)\n")
 KEY = "sk-secret-123"
 FAST = Backoff(base=0.01, factor=2.0, cap=0.05, jitter=0.0, retry_after_cap=5.0)
 
@@ -64,12 +49,6 @@ ZETA1_ANSWER = (
 ZETA2_ANSWER = NEW_TEXT[:NEW_CURSOR] + "<|user_cursor|>" + NEW_TEXT[NEW_CURSOR:] + ">>>>>>> UPDATED\n"
 CHAT_ANSWER = "Renaming the call:\n\n```python\n" + ZETA2_ANSWER.split(">>>>>>>")[0] + "```\n"
 
-
-def request(trial: int = 1, name: str = "rename") -> PredictionRequest:
-    example = Example(
-        name=name, repository_url="https://github.com/o/r", revision="abc", cursor_path=PATH, cursor_position=""
-    )
-    return PredictionRequest(example, {PATH: TEXT}, Cursor.at(PATH, TEXT, CURSOR), events=(RENAME,), trial=trial)
 
 
 def settings(server: LLMServer | str, **changes: Any) -> Settings:
