@@ -19,7 +19,7 @@ from .._exceptions import ConfigError, EditPredError, PredictionError
 from .._prediction import Attempt
 from .._settings import Settings
 from ._cache import ResponseCache, cache_key
-from ._http import HTTPTransport, api_key, attach, endpoint_url, safe_url
+from ._http import BASE_URL_FIX, HTTPTransport, api_key, attach, endpoint_url, safe_url
 
 __all__ = ["Endpoint", "Fetched", "Reply", "malformed"]
 
@@ -74,7 +74,7 @@ def check_base_url(settings: Settings) -> str:
     if scheme not in ("http", "https"):
         raise ConfigError(
             f"the base URL {safe_url(settings.base_url)!r} is not an http(s) URL",
-            fix="Give --editpred-base-url as http://host:port or https://host.",
+            fix=BASE_URL_FIX,
         )
     return settings.base_url
 

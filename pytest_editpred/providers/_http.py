@@ -185,11 +185,12 @@ def attach(error: E, **facts: Any) -> E:
     return error
 
 
+#: How to mend a base URL that cannot be used.
+BASE_URL_FIX = "Give --editpred-base-url as http://host:port or https://host."
+
+
 def _unusable(url: str, error: Exception) -> ConfigError:
-    return ConfigError(
-        f"cannot send a request to {safe_url(url)}: {type(error).__name__}",
-        fix="Give --editpred-base-url as http://host:port or https://host.",
-    )
+    return ConfigError(f"cannot send a request to {safe_url(url)}: {type(error).__name__}", fix=BASE_URL_FIX)
 
 
 def _fix_for(status: int) -> str:
@@ -248,8 +249,10 @@ CONNECTIONS_PER_CLIENT = 8
 def _proxied(url: str) -> bool:
     """Would httpx send a request for ``url`` through a proxy from the environment?"""
     proxies = urllib.request.getproxies()
-    scheme, host = urlsplit(url).scheme, urlsplit(url).hostname or ""
-    return bool(proxies.get(scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(host)
+    parts = urlsplit(url)
+    return bool(proxies.get(parts.scheme) or proxies.get("all")) and not urllib.request.proxy_bypass(
+        parts.hostname or ""
+    )
 
 
 class _Pool:
