@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from zed_examples import ZED
 
 from pytest_editpred._cursor import extract_cursor_from_patch, parse_cursor_excerpt
 from pytest_editpred._diff import apply_sections, apply_to_string, parse_diff
@@ -14,7 +14,6 @@ from pytest_editpred._json import from_json, from_jsonl
 from pytest_editpred._markdown import from_markdown, to_markdown
 from pytest_editpred._patch import apply_patch
 
-ZED = Path(__file__).resolve().parents[2] / "shared" / "examples" / "zed"
 SEEDS = [p.read_text() for p in sorted(ZED.glob("*.md"))]
 
 DIFF_LINES = st.sampled_from(

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conftest import SUB, Project
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401
+from zed_examples import VARIABLE, ZED
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -43,9 +44,6 @@ def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None
     assert "pytest evals/" in install_and_eval
     project = tmp_path / "pytest-editpred"
     copy_project(project)
-    shared = ROOT.parent / "shared"  # the upstream Zed examples sit beside a checkout
-    if shared.is_dir():
-        (tmp_path / "shared").symlink_to(shared)
     venv = tmp_path / "venv"
     # The venv sees the machine's packages, but pip may not download anything (no
     # network in tests): the declared dependencies must be satisfied from what is
@@ -65,6 +63,7 @@ def test_the_two_commands_in_a_fresh_virtual_environment(tmp_path: Path) -> None
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "EDITPRED_CACHE_DIR": str(tmp_path / "repo-cache"),
         NESTED: "1",
+        VARIABLE: str(ZED),  # the copy has no git remote to find the upstream examples by
     }
     env.pop("PYTHONPATH", None)
 

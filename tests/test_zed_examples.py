@@ -1,17 +1,17 @@
-"""The real upstream examples in ../shared/examples/zed load and behave as in Zed."""
+"""The real upstream examples (``zed_examples.ZED``) load and behave as in Zed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from zed_examples import VARIABLE, ZED
 
 from pytest_editpred._diff import apply_sections
 from pytest_editpred._example import ACCEPTED_PREDICTION_MARKER, Example
 from pytest_editpred._load import load_examples
 from pytest_editpred._patch import apply_patch
 
-ZED = Path(__file__).resolve().parents[2] / "shared" / "examples" / "zed"
 FILES = sorted(ZED.glob("*.md"))
 
 
@@ -22,7 +22,7 @@ def load(name: str) -> Example:
 
 
 def test_the_upstream_examples_are_there() -> None:
-    assert len(FILES) >= 8
+    assert len(FILES) >= 8, f"the upstream Zed examples are not in {ZED}: put them there or name their directory in ${VARIABLE}"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
