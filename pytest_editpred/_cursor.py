@@ -103,7 +103,11 @@ def format_cursor_excerpt(excerpt: str, offset: int, comment_prefix: str = "//")
 
     ``offset`` is a character offset into ``excerpt``. The ``^`` sits at the cursor's
     byte column; when the column is narrower than the comment prefix, the ``<`` form
-    is used and the indentation encodes the column.
+    is used and the indentation encodes the column. Nothing else changes: the
+    result ends with ``\\n`` only when ``excerpt`` does (on the last line, the
+    marker line is then the last line, without a newline after it).
+    :func:`parse_cursor_excerpt` reads back ``excerpt`` without its trailing
+    newlines and ``offset``.
     """
     line_start = excerpt.rfind("\n", 0, offset) + 1
     line_end = excerpt.find("\n", offset)
@@ -117,9 +121,7 @@ def format_cursor_excerpt(excerpt: str, offset: int, comment_prefix: str = "//")
         head = indent if column >= _nbytes(indent) + len(comment_prefix) else ""
         head += comment_prefix
         marker = head + " " * (column - _nbytes(head)) + "^" + MARKER
-    return excerpt[:line_end] + "\n" + marker + excerpt[line_end:] + (
-        "" if excerpt.endswith("\n") else "\n"
-    )
+    return excerpt[:line_end] + "\n" + marker + excerpt[line_end:]
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import chain
 from typing import NamedTuple
 
 from ._exceptions import (
@@ -70,25 +71,70 @@ class DiffLine(NamedTuple):
     start_line: int | None = None  # 0-based old start line of a hunk header
 
 
-def _parse_path(rest: str) -> str:
-    rest = rest.lstrip()
-    if rest.startswith('"'):
-        out: list[str] = []
-        escapes = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
-        i = 1
-        while i < len(rest) and rest[i] != '"':
-            if rest[i] == "\\" and i + 1 < len(rest):
-                i += 1
-                out.append(escapes.get(rest[i], rest[i]))
-            else:
-                out.append(rest[i])
-            i += 1
-        path = "".join(out)
-    else:
-        path = rest.split(maxsplit=1)[0] if rest.strip() else ""
-    if path.startswith(("a/", "b/")):
-        path = path[2:]
-    return path
+#: Rust's ``is_ascii_whitespace``: what ends an unquoted header path.
+_ASCII_WHITESPACE = frozenset(" \t\n\r\x0c")
+
+
+def _header_token(rest: str) -> tuple[str, int, int]:
+    """Zed's ``parse_header_path`` without the prefix: ``(path, start, end)``.
+
+    ``rest`` is what follows ``---``/``+++``; the path token is ``rest[start:end]``.
+    It runs up to the first ASCII whitespace outside double quotes. A quoted part,
+    also in the middle of the token (``a/foo/"baz quox.txt"``), may hold whitespace;
+    the quotes are dropped. A backslash, quoted or not, takes the next character
+    literally: ``\\"`` is ``"`` and ``\\\\`` is ``\\`` (and ``\\t`` is ``t``, as in Zed).
+    An unclosed quote runs to the end of the line.
+    """
+    start = len(rest) - len(rest.lstrip())
+    out: list[str] = []
+    in_quote = False
+    index = start
+    while index < len(rest):
+        char = rest[index]
+        if char == '"':
+            in_quote = not in_quote
+        elif char == "\\":
+            if index + 1 == len(rest):
+                index += 1
+                break
+            index += 1
+            out.append(rest[index])
+        elif char in _ASCII_WHITESPACE and not in_quote:
+            break
+        else:
+            out.append(char)
+        index += 1
+    return "".join(out), start, index
+
+
+def _parse_path(rest: str, prefix: str) -> str:
+    """The path of a ``---``/``+++`` line (``rest`` follows the marker), with
+    ``prefix`` stripped once if it starts the path: ``a/`` on an old-path line,
+    ``b/`` on a new-path line, never the other one (see :func:`_header_token`)."""
+    path = _header_token(rest)[0]
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
+def _quote_path(path: str) -> str:
+    """A header path token that :func:`_header_token` reads back as ``path``."""
+    if not any(char in _ASCII_WHITESPACE or char in '"\\' for char in path):
+        return path
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _swap_header(line: str, prefix: str, marker: str, new_prefix: str) -> str:
+    """A ``---``/``+++`` line turned into the other kind for the same path.
+
+    ``marker`` and ``new_prefix`` are the other kind's (``+++`` and ``b/`` for a
+    ``---`` line, read with ``prefix`` ``a/``). The path is written with
+    ``new_prefix`` (except ``/dev/null``), quoted if need be, so the new line reads
+    back as the same path; what follows the path (a timestamp) is kept.
+    """
+    rest = line[3:]
+    raw, start, end = _header_token(rest)
+    path = raw[len(prefix) :] if raw.startswith(prefix) else raw
+    token = path if path == DEV_NULL else _quote_path(new_prefix + path)
+    return marker + rest[:start] + token + rest[end:]
 
 
 def classify(line: str) -> DiffLine:
@@ -96,11 +142,11 @@ def classify(line: str) -> DiffLine:
     first = line[:1]
     if first == "-":
         if line.startswith("---") and line[3:4].isspace():
-            return DiffLine(Kind.OLD_PATH, _parse_path(line[3:]))
+            return DiffLine(Kind.OLD_PATH, _parse_path(line[3:], "a/"))
         return DiffLine(Kind.DELETION, line[1:])
     if first == "+":
         if line.startswith("+++") and line[3:4].isspace():
-            return DiffLine(Kind.NEW_PATH, _parse_path(line[3:]))
+            return DiffLine(Kind.NEW_PATH, _parse_path(line[3:], "b/"))
         return DiffLine(Kind.ADDITION, line[1:])
     if first == " ":
         return DiffLine(Kind.CONTEXT, line[1:])
@@ -198,6 +244,11 @@ class _Parser:
         self.orphan: int | None = None  # first +/- line outside any file section
         self.section: FileSection | None = None
         self.hunk = Hunk()
+        # The hunk's context and each edit's text, as pieces joined once when the hunk
+        # ends: growing a string line by line would copy it for every line.
+        self.context: list[str] = []
+        self.length = 0  # len("".join(self.context))
+        self.edit_texts: list[list[str]] = []  # parallel to self.hunk.edits
         self.last: Kind | None = None
         self.no_newline_done = False
         self.new_len = 0
@@ -205,12 +256,19 @@ class _Parser:
         self.predicted = False
 
     def _emit_hunk(self) -> None:
-        if not self.hunk.is_empty():
-            self.hunk.start_line = self.pending_start
+        hunk = self.hunk
+        hunk.context = "".join(self.context)
+        for edit, pieces in zip(hunk.edits, self.edit_texts):
+            edit.text = "".join(pieces)
+        if not hunk.is_empty():
+            hunk.start_line = self.pending_start
             self.pending_start = None
             assert self.section is not None
-            self.section.hunks.append(self.hunk)
+            self.section.hunks.append(hunk)
         self.hunk = Hunk()
+        self.context = []
+        self.length = 0
+        self.edit_texts = []
         self.last = None
         self.no_newline_done = False
         self.new_len = 0
@@ -251,25 +309,29 @@ class _Parser:
         hunk = self.hunk
         if not hunk.line:
             hunk.line = index + 1
-        here = len(hunk.context)
+        here = self.length
         last_edit = hunk.edits[-1] if hunk.edits else None
         if kind is Kind.CONTEXT:
-            hunk.context += text + "\n"
+            self.context.append(text + "\n")
+            self.length += len(text) + 1
             hunk.new_offsets[index] = self.new_len
             self.new_len += len(text) + 1
         elif kind is Kind.DELETION:
-            hunk.context += text + "\n"
+            self.context.append(text + "\n")
+            self.length += len(text) + 1
             if last_edit is not None and last_edit.end == here:
-                last_edit.end = len(hunk.context)
+                last_edit.end = self.length
             else:
-                hunk.edits.append(Edit(here, len(hunk.context), ""))
+                hunk.edits.append(Edit(here, self.length, ""))
+                self.edit_texts.append([])
         else:  # addition
             hunk.new_offsets[index] = self.new_len
             self.new_len += len(text) + 1
             if last_edit is not None and last_edit.end == here:
-                last_edit.text += text + "\n"
+                self.edit_texts[-1].append(text + "\n")
             else:
-                hunk.edits.append(Edit(here, here, text + "\n"))
+                hunk.edits.append(Edit(here, here, ""))
+                self.edit_texts.append([text + "\n"])
         self.last = kind
 
     def _no_newline(self) -> None:
@@ -277,14 +339,19 @@ class _Parser:
             return
         self.no_newline_done = True
         hunk = self.hunk
-        if self.last is Kind.ADDITION and hunk.edits and hunk.edits[-1].text.endswith("\n"):
-            hunk.edits[-1].text = hunk.edits[-1].text[:-1]
-        elif self.last is Kind.DELETION and hunk.context.endswith("\n"):
-            hunk.context = hunk.context[:-1]
+        context = self.context
+        if self.last is Kind.ADDITION:
+            pieces = self.edit_texts[-1] if self.edit_texts else []
+            if pieces and pieces[-1].endswith("\n"):
+                pieces[-1] = pieces[-1][:-1]
+        elif self.last is Kind.DELETION and context and context[-1].endswith("\n"):
+            context[-1] = context[-1][:-1]
+            self.length -= 1
             if hunk.edits:
                 hunk.edits[-1].end -= 1
-        elif self.last is Kind.CONTEXT and hunk.context.endswith("\n"):
-            hunk.context = hunk.context[:-1]
+        elif self.last is Kind.CONTEXT and context and context[-1].endswith("\n"):
+            context[-1] = context[-1][:-1]
+            self.length -= 1
 
     def finish(self) -> None:
         self._close_file()
@@ -315,35 +382,76 @@ def parse_diff(text: str, *, marker: str | None = None) -> list[FileSection]:
 # --------------------------------------------------------------------------- placing
 
 
-def _row_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    at = find("\n")
-    while at != -1:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    return starts
+class _Rows:
+    """Rows of one text, counted from the last place asked about.
+
+    Going from one place to another costs the distance between them, not the
+    offset from the start of the text: the candidates of a hunk and the hunks of a
+    patch mostly go down the text. Whole chunks are skipped by counting their
+    newlines (in C); only the last few lines are walked one by one.
+    """
+
+    CHUNK = 4096
+
+    def __init__(self, text: str, at: int = 0, row: int = 0) -> None:
+        self.text = text
+        self.at = at  # an offset whose 0-based row is known ...
+        self.row = row  # ... and that row
+
+    def row_of(self, offset: int) -> int:
+        """The 0-based row of ``offset``: the number of ``\\n`` before it."""
+        if offset >= self.at:
+            self.row += self.text.count("\n", self.at, offset)
+        else:
+            self.row -= self.text.count("\n", offset, self.at)
+        self.at = offset
+        return self.row
+
+    def row_start(self, row: int) -> int | None:
+        """The offset where 0-based ``row`` starts, or None when the text has fewer
+        rows (a text ending in ``\\n`` has an empty last row that starts at its end)."""
+        text, at, current, chunk = self.text, self.at, self.row, self.CHUNK
+        while current < row:  # skip down whole chunks that end before the row
+            end = min(at + chunk, len(text))
+            newlines = text.count("\n", at, end)
+            if current + newlines > row:
+                break
+            if end == len(text) and current + newlines < row:
+                return None
+            at, current = end, current + newlines
+            if end == len(text):
+                break
+        while current > row:  # skip up whole chunks that start inside the row or below it
+            begin = max(at - chunk, 0)
+            newlines = text.count("\n", begin, at)
+            if current - newlines < row:
+                break
+            at, current = begin, current - newlines
+        start = text.rfind("\n", 0, at) + 1  # the start of ``current``'s row
+        while current < row:
+            newline = text.find("\n", start)
+            if newline == -1:
+                return None
+            start, current = newline + 1, current + 1
+        while current > row:
+            start, current = text.rfind("\n", 0, start - 1) + 1, current - 1
+        self.at, self.row = start, row
+        return start
 
 
-def _row_of(starts: list[int], offset: int) -> int:
-    from bisect import bisect_right
-
-    return bisect_right(starts, offset) - 1
-
-
-def _occurrences(text: str, needle: str) -> list[int]:
-    found = []
+def _occurrences(text: str, needle: str) -> Iterator[int]:
+    """Every offset of ``needle`` in ``text``, left to right and non-overlapping
+    (Rust's ``match_indices``), found one at a time so a caller can stop early."""
     at = text.find(needle)
     while at != -1:
-        found.append(at)
+        yield at
         at = text.find(needle, at + len(needle))
-    return found
 
 
 def _trim_phantom_newline(hunk: Hunk) -> Hunk:
     """The context without its last ``\\n`` (a missing ``\\ No newline`` line)."""
     length = len(hunk.context) - 1
-    edits = []
+    edits: list[Edit] = []
     for edit in hunk.edits:
         text = edit.text
         if edit.end > length and text.endswith("\n"):
@@ -359,6 +467,11 @@ def locate(text: str, hunk: Hunk, *, empty_context: str = "start") -> tuple[int,
     ``empty_context`` says what a hunk with no context does: ``"start"`` (edit
     history: offset 0) or ``"row"`` (patches: the start of the header's row).
     """
+    return _locate(text, hunk, empty_context, _Rows(text))
+
+
+def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows) -> tuple[int, Hunk]:
+    """:func:`locate`, with the row counter of ``text`` shared by the caller's hunks."""
     if not hunk.context:
         if empty_context == "start":
             return 0, hunk
@@ -367,35 +480,45 @@ def locate(text: str, hunk: Hunk, *, empty_context: str = "start") -> tuple[int,
                 "a hunk with neither context nor '-' lines needs a '@@ -N' header to be placed",
                 line=hunk.line,
             )
-        starts = _row_starts(text)
-        if hunk.start_line < len(starts):
-            return starts[hunk.start_line], hunk
-        if hunk.start_line == len(starts) and text.endswith("\n"):
+        start = rows.row_start(hunk.start_line)
+        if start is not None:
+            return start, hunk
+        line_count = text.count("\n") + 1
+        if hunk.start_line == line_count and text.endswith("\n"):
             return len(text), hunk
         raise ContextNotFoundError(
             f"the header places the hunk at line {hunk.start_line + 1}, "
-            f"but the file has {len(starts)} lines",
+            f"but the file has {line_count} lines",
             line=hunk.line,
         )
-    candidates = _occurrences(text, hunk.context)
-    if not candidates and hunk.context.endswith("\n"):
-        trimmed = _trim_phantom_newline(hunk)
-        if text.endswith(trimmed.context):
-            candidates, hunk = [len(text) - len(trimmed.context)], trimmed
-    if len(candidates) == 1:
-        return candidates[0], hunk
-    if not candidates:
+    found = _occurrences(text, hunk.context)
+    first = next(found, None)
+    if first is None:
+        if hunk.context.endswith("\n"):
+            trimmed = _trim_phantom_newline(hunk)
+            if text.endswith(trimmed.context):
+                return len(text) - len(trimmed.context), trimmed
         raise ContextNotFoundError(
             "hunk context not found:\n" + _quote(hunk.context), line=hunk.line
         )
-    if hunk.start_line is not None:
-        starts = _row_starts(text)
-        for candidate in candidates:
-            if _row_of(starts, candidate) == hunk.start_line:
+    second = next(found, None)
+    if second is None:
+        return first, hunk
+    start = None if hunk.start_line is None else rows.row_start(hunk.start_line)
+    if start is not None:
+        # The first candidate on the header's row, which runs from ``start`` to its
+        # newline. Candidates come in text order: stop at the first one past it.
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        for candidate in chain((first, second), found):
+            if candidate > end:
+                break
+            if candidate >= start:
                 return candidate, hunk
-    rows = ", ".join(str(_row_of(_row_starts(text), c) + 1) for c in candidates[:10])
+    candidates = list(_occurrences(text, hunk.context))
+    shown = ", ".join(str(rows.row_of(c) + 1) for c in candidates[:10])
     raise ContextNotUniqueError(
-        f"hunk context is not unique: it occurs {len(candidates)} times (at lines {rows})"
+        f"hunk context is not unique: it occurs {len(candidates)} times (at lines {shown})"
         + (
             ""
             if hunk.start_line is None
@@ -417,7 +540,7 @@ def _quote(text: str, limit: int = 12) -> str:
 
 def _splice(text: str, edits: list[tuple[int, int, str]]) -> str:
     """Apply non-overlapping ``(start, end, replacement)`` edits to ``text``."""
-    out = []
+    out: list[str] = []
     at = 0
     for start, end, replacement in sorted(edits, key=lambda e: (e[0], e[1])):
         out.append(text[at:start])
@@ -448,13 +571,22 @@ def apply_hunks(
 
     This is Zed's ``apply_diff_to_string``. ``track`` holds offsets to move along
     with the edits; ``on_applied(index, offset, text)`` is told where each hunk went.
+
+    Each hunk costs one search of the whole text (every match counts, to tell a
+    unique context from a repeated one) and one rebuild of it; row numbers are
+    counted from the previous hunk's place, not from the start of the text.
     """
     positions = track if track is not None else []
+    rows = _Rows(text)
     for index, hunk in enumerate(hunks):
-        offset, hunk = locate(text, hunk, empty_context="row")
+        offset, hunk = _locate(text, hunk, "row", rows)
         for edit in sorted(hunk.edits, key=lambda e: e.start, reverse=True):
             _shift(positions, offset + edit.start, offset + edit.end, edit.text)
+        # Every edit is at or after ``offset``, so the text before it, and its row,
+        # stay as they are: the next hunk counts rows from here.
+        row = rows.row_of(offset)
         text = _splice(text, [(offset + e.start, offset + e.end, e.text) for e in hunk.edits])
+        rows = _Rows(text, offset, row)
         if on_applied is not None:
             on_applied(index, offset, text)
     return text
@@ -515,8 +647,9 @@ def apply_sections(
             yield AppliedSection(path, path, before, None, section.predicted, section.line)
             continue
         edits: list[tuple[int, int, str]] = []
+        rows = _Rows(text)
         for hunk in section.hunks:
-            offset, hunk = locate(text, hunk, empty_context="start")
+            offset, hunk = _locate(text, hunk, "start", rows)
             edits.extend((offset + e.start, offset + e.end, e.text) for e in hunk.edits)
         edits.sort(key=lambda e: (e[0], e[1]))
         for (s1, e1, _), (s2, _, _) in zip(edits, edits[1:]):
@@ -553,16 +686,24 @@ def _resolve_open(
 
 
 def reverse_diff(diff: str) -> str:
-    """The diff that undoes ``diff``: ``+``/``-`` and ``---``/``+++`` swapped."""
-    out = []
+    """The diff that undoes ``diff``: ``+``/``-`` and ``---``/``+++`` swapped.
+
+    The swapped header lines keep their paths: ``--- a/x`` becomes ``+++ b/x``
+    (not ``+++ a/x``, which would read as the path ``a/x``), ``+++ /dev/null``
+    becomes ``--- /dev/null``.
+
+    Lines are joined with ``\\n``; the result ends with one exactly when ``diff``
+    does (a ``\\r`` before a ``\\n`` is dropped, as :func:`split_lines` does).
+    """
+    out: list[str] = []
     pending_old: str | None = None
     for line in split_lines(diff):
         kind = classify(line).kind
         if kind is Kind.OLD_PATH:
-            pending_old = "+++" + line[3:]
+            pending_old = _swap_header(line, "a/", "+++", "b/")
             continue
         if kind is Kind.NEW_PATH:
-            out.append("---" + line[3:])
+            out.append(_swap_header(line, "b/", "---", "a/"))
             if pending_old is not None:
                 out.append(pending_old)
                 pending_old = None
@@ -578,4 +719,4 @@ def reverse_diff(diff: str) -> str:
             out.append(line)
     if pending_old is not None:
         out.append(pending_old)
-    return "".join(line + "\n" for line in out)
+    return "\n".join(out) + ("\n" if out and diff.endswith("\n") else "")

@@ -375,7 +375,7 @@ def test_chat_unusable_answers_fail() -> None:
 def test_last_fenced_block() -> None:
     assert last_fenced_block("no block") is None
     assert last_fenced_block("~~~\na\n~~~\n```\nb\n```") == "b"
-    assert last_fenced_block("```\nunclosed\nstill") == "unclosed\nstill"
+    assert last_fenced_block("```\nunclosed\nstill") is None  # Zed: an unclosed fence is no block
     assert last_fenced_block("``` `inline` ```\n```\nreal\n```") == "real"
 
 

@@ -48,8 +48,8 @@ region markers is the new region (the request stops at ``<|editable_region_end|>
 The answer is the updated region followed by ``>>>>>>> UPDATED``.
 
 The chat format (``openai-chat``) is a system + user instruction prompt showing the
-history and the excerpt with the region marked; the answer is the last fenced code
-block, or ``NO_EDITS``.
+history and the excerpt with the region marked; the answer is the last closed fenced
+code block (a fence never closed yields no block, as in Zed), or ``NO_EDITS``.
 
 An answer without the markers a format needs, or cut off by ``max_tokens``, is a
 :class:`PredictionError`: the item fails, it is the model's fault.
@@ -60,6 +60,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .._exceptions import ConfigError, PredictionError
 from .._request import PredictionRequest
@@ -122,10 +123,11 @@ def _take_cursor(region: str, token: str) -> tuple[str, int | None]:
     return region.replace(token, ""), position
 
 
-def _unusable(reason: str, output: str, fmt: str) -> PredictionError:
+def _unusable(reason: str, output: str, fmt: str, fix: str | None = None) -> PredictionError:
+    """The error for an answer that cannot be used: the item FAILS (never ERRORs)."""
     return PredictionError(
         f"{reason} (prompt format {fmt!r}); the answer was {_cut(output)}",
-        fix=f"Check that the model was trained for the {fmt!r} prompt format.",
+        fix=fix if fix is not None else f"Check that the model was trained for the {fmt!r} prompt format.",
     )
 
 
@@ -256,11 +258,24 @@ def chat_messages(request: PredictionRequest, window: Window) -> list[dict[str, 
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 
-def _fenced_blocks(text: str) -> list[tuple[str, bool]]:
-    """Every fenced code block as (content, closed). CommonMark fences: the closing
-    fence uses the same character and is at least as long; an unclosed block runs to
-    the end of the text."""
-    blocks: list[tuple[str, bool]] = []
+class _Block(NamedTuple):
+    """A fenced code block of an answer: its content, and the 1-based line of its
+    opening fence."""
+
+    content: str
+    line: int
+
+
+def _fenced_blocks(text: str) -> tuple[list[_Block], _Block | None]:
+    """The closed fenced code blocks, and the block left open at the end, if any.
+
+    CommonMark fences: 3 or more backticks or tildes, up to 3 spaces of
+    indentation; the closing fence uses the same character, is at least as long and
+    has nothing but whitespace after it. A fence that is never closed yields no
+    block, as in Zed's ``extract_last_codeblock``: it is returned apart, so a caller
+    can say what is missing.
+    """
+    blocks: list[_Block] = []
     lines = text.split("\n")
     index = 0
     while index < len(lines):
@@ -270,33 +285,55 @@ def _fenced_blocks(text: str) -> list[tuple[str, bool]]:
             continue
         fence = opening.group(1)
         closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
+        start = index
         body: list[str] = []
         index += 1
         while index < len(lines) and not closing.match(lines[index]):
             body.append(lines[index])
             index += 1
-        blocks.append(("\n".join(body), index < len(lines)))
+        block = _Block("\n".join(body), start + 1)
+        if index == len(lines):
+            return blocks, block
+        blocks.append(block)
         index += 1
-    return blocks
+    return blocks, None
 
 
 def last_fenced_block(text: str) -> str | None:
-    """The content of the last fenced code block, or ``None`` if there is none."""
-    blocks = _fenced_blocks(text)
-    return blocks[-1][0] if blocks else None
+    """The content of the last closed fenced code block, or ``None`` if there is
+    none; an unclosed fence yields no block."""
+    blocks, _ = _fenced_blocks(text)
+    return blocks[-1].content if blocks else None
 
 
 def parse_chat(output: str, window: Window, truncated: bool = False) -> Answer:
-    blocks = _fenced_blocks(output)
+    """The last closed fenced block is the new region (echoed region markers are
+    dropped), its first :data:`CURSOR` the cursor; ``NO_EDITS`` means no edit.
+
+    An answer with no closed block and no ``NO_EDITS`` is a :class:`PredictionError`
+    that says what is missing: no block at all, or a block whose fence is never
+    closed. An answer cut off by ``max_tokens`` inside a block is one too, even
+    after an earlier closed block, which was not meant as the answer.
+    """
+    blocks, unclosed = _fenced_blocks(output)
+    if truncated and unclosed is not None:
+        raise _truncated("chat", output)
     if not blocks:
         if NO_EDITS in output:
             return Answer(None)
         if truncated:
             raise _truncated("chat", output)
+        if unclosed is not None:
+            raise _unusable(
+                f"the answer's code block opened on line {unclosed.line} has no closing fence, "
+                f"and the answer has no other code block and no {NO_EDITS}",
+                output,
+                "chat",
+                fix="The model stopped before closing its code block: check that no stop "
+                "sequence (--editpred-stop) ends the answer early.",
+            )
         raise _unusable(f"the answer has no fenced code block and no {NO_EDITS}", output, "chat")
-    block, closed = blocks[-1]
-    if truncated and not closed:
-        raise _truncated("chat", output)
+    block = blocks[-1].content
     if block.strip() == NO_EDITS:
         return Answer(None)
     lines = block.split("\n")
