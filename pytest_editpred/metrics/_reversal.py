@@ -1,16 +1,18 @@
-"""Reversal ratio (§4.6): how much of the prediction undoes the user's own last edit."""
+"""Reversal ratio (§4.6): how much of the prediction undoes the user's own edits."""
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+from itertools import accumulate
 
 from .._cursor import _nbytes
 from .._diff import Edit, Hunk, Kind, apply_hunks, classify, parse_diff, split_lines
 from .._exceptions import DiffError
 from .._request import EditEvent
+from ._histogram import histogram_diff
 from ._tokens import lcs_length, tokenize
 
 
@@ -39,26 +41,25 @@ def _lines_inclusive(text: str) -> list[str]:
 
 
 def _starts(pieces: Sequence[str]) -> list[int]:
-    starts = [0]
-    for piece in pieces:
-        starts.append(starts[-1] + len(piece))
-    return starts
+    return list(accumulate(map(len, pieces), initial=0))
 
 
-def _granular_edits(old: str, new: str) -> list[_TextEdit]:
+def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
     """Zed's ``text_diff``: a line diff whose small hunks are refined to tokens.
 
-    A hunk of at most 8 lines and 512 bytes on both sides is re-diffed on the
-    metrics tokens. Zed diffs with imara-diff's histogram algorithm; difflib's
-    matcher (autojunk off) can align some changes differently (§7.11).
+    Both diffs are imara-diff's histogram diff (:mod:`._histogram`). A hunk of at
+    most 8 lines and 512 bytes on both sides is re-diffed on the metrics tokens.
+    Returns the edits and whether both diffs stayed exact (see the work budget in
+    :mod:`._histogram`).
     """
     old_lines, new_lines = _lines_inclusive(old), _lines_inclusive(new)
-    old_starts, new_starts = _starts(old_lines), _starts(new_lines)
+    lines = histogram_diff(old_lines, new_lines)
+    exact = lines.exact
     edits: list[_TextEdit] = []
-    matcher = SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
+    if not lines.changes:
+        return edits, exact
+    old_starts, new_starts = _starts(old_lines), _starts(new_lines)
+    for i1, i2, j1, j2 in lines.changes:
         o_start, o_end = old_starts[i1], old_starts[i2]
         n_start, n_end = new_starts[j1], new_starts[j2]
         old_part, new_part = old[o_start:o_end], new[n_start:n_end]
@@ -75,15 +76,14 @@ def _granular_edits(old: str, new: str) -> list[_TextEdit]:
             continue
         old_tokens, new_tokens = tokenize(old_part), tokenize(new_part)
         old_offsets, new_offsets = _starts(old_tokens), _starts(new_tokens)
-        inner = SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
-        for tag2, a1, a2, b1, b2 in inner.get_opcodes():
-            if tag2 == "equal":
-                continue
+        tokens = histogram_diff(old_tokens, new_tokens)
+        exact = exact and tokens.exact
+        for a1, a2, b1, b2 in tokens.changes:
             start, end = o_start + old_offsets[a1], o_start + old_offsets[a2]
             edits.append(
                 _TextEdit(start, end, old[start:end], new_part[new_offsets[b1] : new_offsets[b2]])
             )
-    return edits
+    return edits, exact
 
 
 def _is_subsequence(short: str, long: str) -> bool:
@@ -136,13 +136,27 @@ def _normalize_edits(edits: Iterable[_TextEdit]) -> list[_TextEdit]:
 def compute_reversal_overlap(before: str, current: str, predicted: str) -> float:
     """Zed's ``compute_reversal_overlap`` (§4.6), as a ratio.
 
-    ``before`` is the text before the user's last edit, ``current`` after it (the
+    ``before`` is the text before the user's edits, ``current`` after them (the
     original the model saw), ``predicted`` the model's text. The ratio is the share
     of the prediction's changed characters that remove what the user added or
     restore what the user deleted.
+
+    The cost follows the two changes, not the texts: each diff first drops the
+    lines the texts share at both ends. Should a diff exceed the histogram work
+    budget (:data:`._histogram.DEFAULT_BUDGET`, a pathological whole-file rewrite),
+    a :class:`ReversalDiffWarning` says the ratio may differ from Zed's.
     """
-    history = _normalize_edits(_granular_edits(before, current))
-    prediction = _normalize_edits(_granular_edits(current, predicted))
+    history_edits, history_exact = _granular_edits(before, current)
+    prediction_edits, prediction_exact = _granular_edits(current, predicted)
+    if not (history_exact and prediction_exact):
+        warnings.warn(
+            "reversal ratio: the histogram diff went over its work budget and finished "
+            "with a Myers diff, so the ratio may differ slightly from Zed's",
+            ReversalDiffWarning,
+            stacklevel=2,
+        )
+    history = _normalize_edits(history_edits)
+    prediction = _normalize_edits(prediction_edits)
     additions: list[tuple[int, int]] = []  # ranges in ``current``
     deletions: list[tuple[int, str]] = []  # (position in ``current``, deleted text)
     shift = 0
@@ -170,6 +184,10 @@ def compute_reversal_overlap(before: str, current: str, predicted: str) -> float
     if total == 0:
         return 0.0
     return (reversed_additions + restored_deletions) / total
+
+
+class ReversalDiffWarning(RuntimeWarning):
+    """A reversal ratio was computed with a diff that may not be Zed's."""
 
 
 def _drop_first_component(path: str) -> str | None:
@@ -222,6 +240,105 @@ def _reversed(hunk: Hunk, start_line: int | None) -> Hunk:
     return Hunk(hunk.new_text(), edits, start_line, hunk.line)
 
 
+_CONTEXT, _DELETED, _ADDED = " ", "-", "+"
+
+
+def _hunk_lines(hunk: Hunk) -> list[tuple[str, str]]:
+    """The hunk as diff lines ``(kind, text with its newline)``; within one edit the
+    deleted lines come before the added ones."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for edit in sorted(hunk.edits, key=lambda e: e.start):
+        out.extend((_CONTEXT, line) for line in _lines_inclusive(hunk.context[at : edit.start]))
+        deleted = hunk.context[edit.start : edit.end]
+        out.extend((_DELETED, line) for line in _lines_inclusive(deleted))
+        out.extend((_ADDED, line) for line in _lines_inclusive(edit.text))
+        at = max(at, edit.end)
+    out.extend((_CONTEXT, line) for line in _lines_inclusive(hunk.context[at:]))
+    return out
+
+
+def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | None, int]:
+    """The hunk undoing ``hunk`` (new text starting at file row ``row``) within the
+    excerpt rows ``[first, end)``, renumbered from the excerpt, and how much the
+    lines dropped above the excerpt move its first row in the text before the event.
+
+    Context and added lines outside the rows are dropped; a deleted line belongs to
+    the row of the next new line and is kept from ``first`` to ``end`` inclusive, so
+    a deletion just after the excerpt's last line (the end of a file) still counts.
+    None: nothing of the hunk's change is inside.
+    """
+    kept: list[tuple[str, str]] = []
+    shift = 0
+    new_row = row
+    kept_row: int | None = None
+    for kind, line in _hunk_lines(hunk):
+        if kind == _DELETED:
+            inside = first <= new_row <= end
+            if new_row < first:
+                shift += 1
+        else:
+            inside = first <= new_row < end
+            if new_row < first and kind == _ADDED:
+                shift -= 1
+        if inside:
+            if kept_row is None:
+                kept_row = new_row
+            kept.append((kind, line))
+        if kind != _DELETED:
+            new_row += 1
+    if kept_row is None or all(kind == _CONTEXT for kind, _ in kept):
+        return None, shift
+    context_parts: list[str] = []
+    edits: list[Edit] = []
+    length = 0
+    pending: Edit | None = None
+    for kind, line in kept:
+        if kind == _CONTEXT:
+            pending = None
+            context_parts.append(line)
+            length += len(line)
+            continue
+        if pending is None:
+            pending = Edit(length, length, "")
+            edits.append(pending)
+        if kind == _ADDED:  # the undo removes what the event added...
+            context_parts.append(line)
+            length += len(line)
+            pending.end = length
+        else:  # ...and puts back what it deleted
+            pending.text += line
+    return Hunk("".join(context_parts), edits, kept_row - first, hunk.line), shift
+
+
+def _undo_in_excerpt(
+    text: str, hunks: list[tuple[Hunk, int | None]], first: int
+) -> tuple[str, int] | None:
+    """Undo one event on the excerpt ``text`` whose first file row is ``first``.
+
+    Returns the excerpt before the event and its first row then, or None when the
+    event's hunks inside the excerpt do not undo cleanly.
+    """
+    end = first + len(split_lines(text))
+    undo: list[Hunk] = []
+    moved = 0
+    for hunk, row in hunks:
+        if row is None:
+            undo.append(_reversed(hunk, None))
+            continue
+        clipped, shift = _clipped_undo(hunk, row, first, end)
+        moved += shift
+        if clipped is not None:
+            undo.append(clipped)
+    if not undo:
+        return text, first + moved
+    try:
+        # last hunk first, so the rows of the ones before it still hold
+        return apply_hunks(text, undo[::-1]), first + moved
+    except DiffError:
+        return None
+
+
 def reversal_ratio(
     events: Sequence[EditEvent],
     cursor_path: str | None,
@@ -229,16 +346,21 @@ def reversal_ratio(
     original: str,
     actual: str,
 ) -> float:
-    """How much of the prediction undoes the user's last edit, 0–1 (§4.6).
+    """How much of the prediction undoes the user's edits to the cursor file, 0–1 (§4.6).
 
-    Only the **last** event for the cursor file counts (``cursor_path`` None: every
-    event does), and 0 is returned when it is an accepted prediction, empty, or
-    does not undo cleanly. With ``excerpt_start_row``, the event's hunks that touch
-    the excerpt's rows are undone on the excerpt (``original``); without it, the
-    whole event is undone, hunk by hunk, skipping hunks that do not apply.
+    Every event for the cursor file counts (``cursor_path`` None: every event
+    does): the "before" text is ``original`` with all of them undone, newest
+    first. 0 is returned when there is none, or when the **last** one is an
+    accepted prediction or empty (§4.6). An accepted prediction earlier in the
+    history is undone like any other event, so the chain of undos stays in step.
 
-    Drift from Zed (§7.11): Zed finds the edits with imara-diff's histogram diff;
-    :mod:`difflib` may align a change differently, so ratios can differ slightly.
+    With ``excerpt_start_row``, each event's hunks are clipped to the excerpt's rows
+    (lines above or below it dropped, rows renumbered from the excerpt; hunks
+    wholly outside dropped) and undone on the excerpt (``original``); the
+    excerpt's first row is carried back through each event by the lines its hunks
+    above the excerpt added or removed. An event that does not undo cleanly is
+    skipped. Without it, each event is undone on the whole text hunk by hunk,
+    skipping hunks that do not apply.
     """
     relevant = [event for event in events if _event_matches(event.path, cursor_path)]
     if not relevant:
@@ -246,33 +368,25 @@ def reversal_ratio(
     last = relevant[-1]
     if last.predicted or not last.diff.strip():
         return 0.0
-    try:
-        hunks = _event_hunks(last.diff)
-    except DiffError:
-        return 0.0
-    if excerpt_start_row is not None:
-        first, end = excerpt_start_row, excerpt_start_row + len(split_lines(original))
-        undo: list[Hunk] = []
-        for hunk, row in hunks:
-            if row is None:
-                undo.append(_reversed(hunk, None))
-                continue
-            new_text = hunk.new_text()
-            rows = new_text.count("\n") + (0 if new_text.endswith("\n") or not new_text else 1)
-            if row + rows <= first or row >= end:
-                continue
-            undo.append(_reversed(hunk, row - first if row >= first else None))
-        if not undo:
-            return 0.0
+    before = original
+    first = excerpt_start_row
+    for event in reversed(relevant):
+        if not event.diff.strip():
+            continue
         try:
-            before = apply_hunks(original, undo)
+            hunks = _event_hunks(event.diff)
         except DiffError:
-            return 0.0
-    else:
-        before = original
-        for hunk, row in hunks:
+            continue
+        if first is not None:
+            undone = _undo_in_excerpt(before, hunks, first)
+            if undone is not None:
+                before, first = undone
+            continue
+        for hunk, row in reversed(hunks):
             try:
                 before = apply_hunks(before, [_reversed(hunk, row)])
             except DiffError:
                 continue
+    if before == original:
+        return 0.0
     return compute_reversal_overlap(before, original, actual)
