@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .._diff import split_lines
 
@@ -24,7 +26,7 @@ class ClassificationMetrics:
     false_negatives: int = 0
 
     @classmethod
-    def from_counts(cls, expected: dict[str, int], actual: dict[str, int]) -> ClassificationMetrics:
+    def from_counts(cls, expected: Mapping[str, int], actual: Mapping[str, int]) -> ClassificationMetrics:
         tp = fp = fn = 0
         for key, want in expected.items():
             got = actual.get(key, 0)
@@ -61,8 +63,10 @@ class ClassificationMetrics:
 _PATCH_META = ("---", "+++", "@@", "diff ", "index ")
 
 
-def _changed_lines(patch: str) -> dict[str, int]:
-    """Zed's ``extract_changed_lines_from_diff``: ``+``/``-`` lines, prefix kept."""
+@lru_cache(maxsize=32)  # the actual patch is read once for every candidate
+def _changed_lines(patch: str) -> Mapping[str, int]:
+    """Zed's ``extract_changed_lines_from_diff``: ``+``/``-`` lines, prefix kept
+    (shared between calls: read it, never change it)."""
     counts: Counter[str] = Counter()
     for line in split_lines(patch):
         if line.startswith(_PATCH_META):

@@ -1,5 +1,6 @@
 """Cheap smells of a broken prediction (§4.2): unbalanced braces, edits outside the
-editable region, isolated whitespace changes, token churn."""
+editable region, isolated whitespace changes, token churn; and Zed's metrics patch
+parser (§4.7), which the smells and the jump location read."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .._diff import split_lines
-from ._tokens import is_blank, lcs_length, tokenize
+from ._tokens import LCS_CELL_LIMIT, LCSTooLarge, is_blank, lcs_length, tokenize
 
 
 # -------------------------------------------------------------------------------- braces
@@ -35,13 +36,20 @@ def braces_disbalance(original: str, actual: str) -> int:
 # ------------------------------------------------------------------ metrics patch parser
 
 
+GARBAGE = ""
+"""The prefix :func:`parse_patch` gives a garbage line (its text is the whole line)."""
+
+
 @dataclass(frozen=True)
 class PatchHunk:
     """A hunk as Zed's metrics ``Patch`` parser sees it (§4.7).
 
-    ``lines`` are ``(prefix, text)`` with prefix ``" "``, ``"+"`` or ``"-"``. Unlike
-    the tolerant applier, an empty line is garbage here, not context, and is
-    skipped; a ``@@`` line that is not a valid header still starts a hunk (rows 0).
+    ``lines`` are ``(prefix, text)`` with prefix ``" "``, ``"+"`` or ``"-"``, or
+    :data:`GARBAGE` (``""``) for any other line inside the hunk, whose text is then
+    the whole line. Unlike the tolerant applier, an empty line is garbage here, not
+    context. Garbage is kept in place because it ends a run of changes (the
+    whitespace scan, pure-insertion anchors and the opening deletions all stop at
+    it). A ``@@`` line that is not a valid header still starts a hunk (rows 0).
     """
 
     path: str
@@ -59,9 +67,19 @@ def _strip_path(rest: str) -> str:
 
 
 def parse_patch(patch: str) -> list[PatchHunk]:
+    """The hunks of ``patch``, each with its file path and ``@@`` start rows.
+
+    A hunk starts at a ``@@`` line, or at a ``+``/``-``/`` `` line outside any hunk
+    (no header: rows 0). ``--- `` starts a file and ends the hunk; ``+++ `` names
+    the new path (the path is the new one unless that is ``/dev/null``); lines with
+    no file header are filed under the path ``""``. Any other line is garbage: kept
+    inside a hunk, ignored outside one (``diff --git``, ``index`` before the
+    headers). A hunk with no lines is dropped.
+    """
     hunks: list[PatchHunk] = []
     old_path = new_path = ""
     old_start = new_start = 0
+    in_hunk = False
     lines: list[tuple[str, str]] = []
 
     def flush() -> None:
@@ -75,14 +93,19 @@ def parse_patch(patch: str) -> list[PatchHunk]:
             new_path = _strip_path(line[4:])
         elif line.startswith("--- "):
             flush()
+            in_hunk = False
             old_path = new_path = _strip_path(line[4:])
             old_start = new_start = 0
         elif line.startswith("@@"):
             flush()
+            in_hunk = True
             match = _HUNK_HEADER.match(line)
             old_start, new_start = (int(match[1]), int(match[2])) if match else (0, 0)
         elif line[:1] in ("+", "-", " "):
+            in_hunk = True
             lines.append((line[0], line[1:]))
+        elif in_hunk:
+            lines.append((GARBAGE, line))
     flush()
     return hunks
 
@@ -91,7 +114,8 @@ def wrong_editable_region(actual_patch: str) -> bool:
     """True when the first hunk opens with 3 or more deletions (§4.2).
 
     That is what a model does when it was shown the wrong region: it deletes the
-    lines it does not recognise before writing its own.
+    lines it does not recognise before writing its own. A garbage line (even an
+    empty one) ends the count like any other non-deletion.
     """
     hunks = parse_patch(actual_patch)
     if not hunks:
@@ -109,15 +133,20 @@ def has_isolated_whitespace_changes(actual_patch: str, cursor_row: int | None = 
 
     Models often add or drop an empty line for no reason; such a change inside a
     real edit is fine, alone it is noise. The scan around a blank line stops at
-    context lines. A blank line *added* on the cursor's row (``cursor_row`` is
-    0-based, in the frame of the patch's ``+N`` header numbers) is excused: the user
+    context lines and at garbage lines (an empty line is garbage, not context, in
+    this parser: it is no change itself and it ends the run). A blank line *added*
+    on the cursor's row (``cursor_row`` is 0-based, in the frame of the patch's
+    ``+N`` header numbers, which garbage lines do not advance) is excused: the user
     is about to type there.
     """
     cursor_line = None if cursor_row is None else cursor_row + 1
     for hunk in parse_patch(actual_patch):
         lines = hunk.lines
+        solid = _runs_with_a_real_change(lines)
         new_line = hunk.new_start
         for index, (prefix, text) in enumerate(lines):
+            if prefix == GARBAGE:
+                continue
             if prefix == " ":
                 new_line += 1
                 continue
@@ -126,34 +155,48 @@ def has_isolated_whitespace_changes(actual_patch: str, cursor_row: int | None = 
                 new_line += 1
                 if is_blank(text) and cursor_line == here:
                     continue
-            if not is_blank(text):
-                continue
-            if _isolated(lines, index):
+            if is_blank(text) and not solid[index]:
                 return True
     return False
 
 
-def _isolated(lines: Sequence[tuple[str, str]], index: int) -> bool:
-    for neighbours in (reversed(lines[:index]), lines[index + 1 :]):
-        for prefix, text in neighbours:
-            if prefix == " ":
-                break
-            if not is_blank(text):
-                return False
-    return True
+def _runs_with_a_real_change(lines: Sequence[tuple[str, str]]) -> list[bool]:
+    """Per line, whether its run of changes (``+``/``-`` lines between context or
+    garbage lines) holds a non-blank ``+``/``-`` line: one pass, so a long run of
+    blank lines costs no more than its length."""
+    marks = [False] * len(lines)
+    start = 0
+    while start < len(lines):
+        if lines[start][0] not in ("+", "-"):
+            start += 1
+            continue
+        end = start
+        while end < len(lines) and lines[end][0] in ("+", "-"):
+            end += 1
+        solid = any(not is_blank(text) for _, text in lines[start:end])
+        marks[start:end] = [solid] * (end - start)
+        start = end
+    return marks
 
 
 @dataclass(frozen=True)
 class TokenChanges:
+    """Tokens inserted and deleted; ``minimal`` is False when a run was over
+    :data:`~._tokens.LCS_CELL_LIMIT` and counted as all inserted and all deleted."""
+
     inserted_tokens: int = 0
     deleted_tokens: int = 0
+    minimal: bool = True
 
 
-def _token_diff(old_lines: list[str], new_lines: list[str]) -> tuple[int, int]:
+def _token_diff(old_lines: list[str], new_lines: list[str]) -> tuple[int, int, bool]:
     old_tokens = tokenize("\n".join(old_lines))
     new_tokens = tokenize("\n".join(new_lines))
-    common = lcs_length(old_tokens, new_tokens)
-    return len(new_tokens) - common, len(old_tokens) - common
+    try:
+        common = lcs_length(old_tokens, new_tokens, LCS_CELL_LIMIT)
+    except LCSTooLarge:
+        return len(new_tokens), len(old_tokens), False
+    return len(new_tokens) - common, len(old_tokens) - common, True
 
 
 def token_changes(actual_patch: str) -> TokenChanges:
@@ -161,20 +204,26 @@ def token_changes(actual_patch: str) -> TokenChanges:
 
     Zed diffs each run's tokens with ``similar``'s Myers diff. Myers finds a
     *shortest* edit script, and the number of insertions and deletions in any
-    shortest script is fixed (``len - LCS`` on each side), so we count with an
-    exact LCS instead of porting Myers; difflib's matcher, which is not minimal,
-    would over-count.
+    shortest script is fixed (``len - LCS`` on each side), so only the exact LCS
+    length is needed; difflib's matcher, which is not minimal, would over-count.
+    :func:`~._tokens.lcs_length` trims the common prefix and suffix and then costs
+    ``O((n + m) · D)`` for ``D`` token edits (Myers), never much more than the
+    ``O(n · m / 64)`` bit-parallel DP, so a whole-file rewrite that changes little
+    is cheap. A run is a maximal sequence of ``-``/``+`` lines; every other line
+    (context, ``@@``, garbage) and every line starting ``---`` or ``+++`` ends it.
     """
     inserted = deleted = 0
+    minimal = True
     old_run: list[str] = []
     new_run: list[str] = []
 
     def flush() -> None:
-        nonlocal inserted, deleted
+        nonlocal inserted, deleted, minimal
         if old_run or new_run:
-            ins, dele = _token_diff(old_run, new_run)
+            ins, dele, exact = _token_diff(old_run, new_run)
             inserted += ins
             deleted += dele
+            minimal = minimal and exact
             old_run.clear()
             new_run.clear()
 
@@ -188,4 +237,4 @@ def token_changes(actual_patch: str) -> TokenChanges:
         else:
             flush()
     flush()
-    return TokenChanges(inserted, deleted)
+    return TokenChanges(inserted, deleted, minimal)
