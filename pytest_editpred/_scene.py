@@ -11,8 +11,6 @@ only when a completion function asks for one.
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,45 +100,18 @@ def _section_texts(history: str) -> list[str]:
     return ["".join(line + "\n" for line in chunk) for chunk in chunks]
 
 
-_HUNK_HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.M)
-
-
 def unified_diff(path: str, old_path: str, before: str | None, after: str | None, context: int = 3) -> str:
-    """A clean unified diff of one file, fast on large files with small changes.
+    """A clean unified diff of one file (``/dev/null`` for a side that does not
+    exist), fast on large files with small changes (:mod:`._textdiff`)."""
+    from ._textdiff import diff_texts
 
-    Only the changed middle (plus context) goes through difflib; line numbers are
-    shifted back afterwards.
-    """
-    old = (before or "").splitlines(keepends=True)
-    new = (after or "").splitlines(keepends=True)
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    skip = max(head - context, 0)
-    keep_tail = max(tail - context, 0)
-    old_mid = old[skip : len(old) - keep_tail]
-    new_mid = new[skip : len(new) - keep_tail]
-    lines = list(
-        difflib.unified_diff(
-            old_mid,
-            new_mid,
-            "/dev/null" if before is None else f"a/{old_path}",
-            "/dev/null" if after is None else f"b/{path}",
-            n=context,
-        )
-    )
-    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-    def shift(match: re.Match[str]) -> str:
-        a, b, c, d = match.groups()
-        a2 = int(a) + skip if int(a) or b != ",0" else int(a)
-        c2 = int(c) + skip if int(c) or d != ",0" else int(c)
-        return f"@@ -{a2}{b or ''} +{c2}{d or ''} @@"
-
-    return _HUNK_HEADER.sub(shift, text)
+    return diff_texts(
+        before or "",
+        after or "",
+        "/dev/null" if before is None else f"a/{old_path}",
+        "/dev/null" if after is None else f"b/{path}",
+        context,
+    ).text
 
 
 def _events(applied: list[AppliedSection]) -> tuple[EditEvent, ...]:

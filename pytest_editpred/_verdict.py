@@ -15,22 +15,33 @@ patch marks a cursor, the predicted cursor is at the same place.
 
 Expected patches that do not apply make the *example* broken (an ERROR); a predicted
 patch that does not apply is a wrong answer (FAILED).
+
+Every candidate is scored once with Zed's metrics, in Zed's frame (:mod:`._frame`),
+and the best is chosen by Zed's rule: the largest delta-chrF, then exact-lines F1,
+then jump-location line F1, the **last** of equal candidates winning (Rust's
+``Iterator::max_by``). That one candidate is the verdict's ``best``: the failure
+diff, the metrics and every report name it.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._cursor import ExpectedPatch
 from ._exceptions import EditPredError, ExampleError
+from ._frame import scoring_frame
 from ._patch import Patched, apply_patch
 from ._prediction import Prediction
+from ._request import EditEvent
+from .metrics._local import change_between
 
-__all__ = ["Candidate", "Verdict", "judge", "score", "default_cursor", "MATCH_MODES"]
+if TYPE_CHECKING:
+    from .metrics import PredictionScore
+
+__all__ = ["Candidate", "Verdict", "judge", "default_cursor", "failure_diff", "MATCH_MODES"]
 
 MATCH_MODES = ("exact", "whitespace")
 CURSOR_MARK = "‸"  # drawn into texts in failure output
@@ -52,18 +63,20 @@ class Candidate:
 @dataclass(frozen=True)
 class Verdict:
     """What the item reports. ``matched`` is the index of the candidate that matched;
-    ``closest`` the one the failure output compares against."""
+    ``best`` the one Zed's rule picks, which ``score`` describes; ``notes`` say where
+    the scoring frame or a bound made the numbers differ from a plain reading."""
 
     passed: bool
     reason: str
     matched: int | None
-    closest: int | None
+    best: int | None
     candidates: tuple[Candidate, ...]
     predicted_buffers: Mapping[str, str]
     predicted_cursor: tuple[str, int] | None
     predicted_patch: str | None
     changed_paths: tuple[str, ...] = ()
-    details: str = field(default="", repr=False)
+    score: PredictionScore | None = None
+    notes: tuple[str, ...] = ()
 
 
 def default_cursor(before: str, after: str, cursor: int) -> int:
@@ -72,15 +85,9 @@ def default_cursor(before: str, after: str, cursor: int) -> int:
     stays on the last edited line). The cursor stays put when nothing changed."""
     if before == after:
         return cursor
-    limit = min(len(before), len(after))
-    head = 0
-    while head < limit and before[head] == after[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and before[-1 - tail] == after[-1 - tail]:
-        tail += 1
-    end = len(after) - tail
-    return end - 1 if end > head and after[end - 1] == "\n" else end
+    change = change_between(before, after)
+    end = change.after_end
+    return end - 1 if end > change.start and after[end - 1] == "\n" else end
 
 
 def _normalize(text: str) -> str:
@@ -161,74 +168,129 @@ def judge(
     rejected: Candidate | None = None,
     open_file: OpenFile | None = None,
     mode: str = "exact",
+    events: Sequence[EditEvent] = (),
 ) -> Verdict:
-    """Decide. Never raises for a wrong answer: the verdict says so."""
+    """Decide and score. Never raises for a wrong answer: the verdict says so.
+
+    Every candidate is scored once, in Zed's frame (:mod:`._frame`); the best one by
+    Zed's rule is the verdict's ``best``, named by the failure output and every
+    report. Pass or fail is decided on the whole buffers, cursor included.
+    """
+    candidates = tuple(candidates)
     try:
         predicted, predicted_cursor = predicted_outcome(buffers, cursor, prediction, open_file)
     except EditPredError as error:
-        return Verdict(
-            False,
-            f"the predicted patch does not apply: {error.reason}",
-            None,
-            0 if candidates else None,
-            tuple(candidates),
-            buffers,
-            None,
-            prediction.patch,
-        )
+        best, scored, notes = _score(buffers, cursor, candidates, buffers, None, prediction.patch, events)
+        return Verdict(False, f"the predicted patch does not apply: {error.reason}", None, best, candidates,
+                       buffers, None, prediction.patch, score=scored, notes=notes)
     changed = tuple(sorted(p for p in set(predicted) | set(buffers) if predicted.get(p) != buffers.get(p)))
-    if predicted_cursor[1] > len(predicted.get(predicted_cursor[0], "")) or predicted_cursor[1] < 0:
-        return Verdict(False, f"the predicted cursor {predicted_cursor[1]} is outside the file", None, 0,
-                       tuple(candidates), predicted, None, prediction.patch, changed)
+    inside = 0 <= predicted_cursor[1] <= len(predicted.get(predicted_cursor[0], ""))
+    best, scored, notes = _score(buffers, cursor, candidates, predicted, predicted_cursor if inside else None,
+                                 prediction.patch, events)
 
-    def verdict(passed: bool, reason: str, matched: int | None, closest: int | None) -> Verdict:
-        return Verdict(passed, reason, matched, closest, tuple(candidates), predicted, predicted_cursor,
-                       prediction.patch, changed)
+    def verdict(passed: bool, reason: str, matched: int | None = None) -> Verdict:
+        return Verdict(passed, reason, matched, best, candidates, predicted, predicted_cursor if inside else None,
+                       prediction.patch, changed, scored, notes)
 
+    if not inside:
+        return verdict(False, f"the predicted cursor {predicted_cursor[1]} is outside the file")
     if rejected is not None and _same_buffers(predicted, rejected.buffers, mode):
-        return verdict(False, "the prediction matches the Rejected Patch", None, closest_candidate(candidates, predicted, cursor[0]))
+        return verdict(False, "the prediction matches the Rejected Patch")
     cursor_misses = []
     for candidate in candidates:
         if not _same_buffers(predicted, candidate.buffers, mode):
             continue
         if candidate.cursor is None:
-            return verdict(True, f"matches expected patch {candidate.index + 1}", candidate.index, candidate.index)
+            return verdict(True, f"matches expected patch {candidate.index + 1}", candidate.index)
         expected_path, expected_offset = candidate.cursor
         same_place = expected_path == predicted_cursor[0] and _cursor_key(
             candidate.buffers[expected_path], expected_offset, mode
         ) == _cursor_key(predicted[predicted_cursor[0]], predicted_cursor[1], mode)
         if same_place:
-            return verdict(True, f"matches expected patch {candidate.index + 1}, cursor included", candidate.index, candidate.index)
+            return verdict(True, f"matches expected patch {candidate.index + 1}, cursor included", candidate.index)
         cursor_misses.append(candidate)
     if cursor_misses:
         miss = cursor_misses[0]
-        return verdict(
-            False,
-            f"the edit matches expected patch {miss.index + 1} but the cursor is elsewhere",
-            None,
-            miss.index,
-        )
+        return verdict(False, f"the edit matches expected patch {miss.index + 1} but the cursor is elsewhere")
     if not candidates[0].patch and len(candidates) == 1:
         reason = "the example expects no change, but the prediction changes " + ", ".join(changed)
     elif not changed:
         reason = f"the prediction changes nothing; {len(candidates)} expected patch(es) change the code"
     else:
         reason = f"the prediction matches none of the {len(candidates)} expected patch(es)"
-    return verdict(False, reason, None, closest_candidate(candidates, predicted, cursor[0]))
+    return verdict(False, reason)
 
 
-def closest_candidate(candidates: Sequence[Candidate], predicted: Mapping[str, str], path: str) -> int | None:
-    """The candidate most like the prediction, by character similarity of the texts."""
-    if not candidates:
-        return None
+def _score(
+    buffers: Mapping[str, str],
+    cursor: tuple[str, int],
+    candidates: Sequence[Candidate],
+    predicted: Mapping[str, str],
+    predicted_cursor: tuple[str, int] | None,
+    predicted_patch: str | None,
+    events: Sequence[EditEvent],
+) -> tuple[int | None, PredictionScore, tuple[str, ...]]:
+    """Zed's metrics against every candidate, in Zed's frame: ``(best, score, notes)``.
 
-    def similarity(candidate: Candidate) -> float:
-        paths = sorted(set(candidate.buffers) | set(predicted))
-        a = "\n".join(candidate.buffers.get(p, "") for p in paths)
-        b = "\n".join(predicted.get(p, "") for p in paths)
-        return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    The frame is the cursor excerpt (:func:`scoring_frame`); the texts are the cursor
+    file's, cut to it. Patches are the expected patches as written and the predicted
+    patch as returned; a prediction given as text is diffed in the frame. A
+    prediction that changes the file outside the frame is scored as no change, as
+    Zed scores a patch that does not apply to its excerpt (Zed's models only ever
+    rewrite a region inside it): so every metric costs at most what the frame,
+    8,192 tokens around the cursor, costs.
+    ``best`` is the index of the winning candidate (the only one for an example
+    that expects no change).
+    """
+    from .metrics import Candidate as ScoredCandidate
+    from .metrics import score_prediction
+    from ._textdiff import diff_texts
 
-    return max(candidates, key=similarity).index
+    path, offset = cursor
+    original = buffers.get(path, "")
+    no_change = len(candidates) == 1 and not candidates[0].patch
+    pool = [] if no_change else list(candidates)
+    texts = [c.buffers.get(path, original) for c in pool]
+    changes = [change_between(original, text) for text in texts]
+    frame = scoring_frame(original, offset, changes)
+    notes: list[str] = []
+    if frame.widened:
+        notes.append(
+            "an expected patch changes text outside Zed's cursor excerpt: the metrics' frame grows to rows "
+            f"{frame.start_row + 1}-{frame.end_row + 1} (Zed would not score this example)"
+        )
+    actual = predicted.get(path, original)
+    actual_change = change_between(original, actual)
+    if frame.holds(actual_change):
+        actual_text = frame.cut(actual, actual_change)
+        actual_patch = predicted_patch
+        if actual_patch is None:  # a text: diffed in the frame, with the file's row numbers
+            actual_patch = diff_texts(frame.text, actual_text, f"a/{path}", f"b/{path}", first_row=frame.start_row).text
+    else:
+        actual_text, actual_patch = frame.text, ""
+        notes.append(
+            "the prediction changes the cursor file outside Zed's frame, where its patch would not apply: "
+            "as in Zed, every metric scores it as no change"
+        )
+    actual_cursor = cursor_row = None
+    if predicted_cursor is not None and predicted_cursor[0] == path:
+        actual_cursor = frame.offset(predicted_cursor[1], len(actual_text))
+        cursor_row = actual.count("\n", 0, predicted_cursor[1])
+    scored = [
+        ScoredCandidate(
+            c.patch,
+            frame.cut(text, change),
+            frame.offset(c.cursor[1], len(text) - len(original) + frame.end - frame.start)
+            if c.cursor is not None and c.cursor[0] == path
+            else None,
+        )
+        for c, text, change in zip(pool, texts, changes)
+    ]
+    best, result = score_prediction(
+        frame.text, scored, actual_text, actual_patch, actual_cursor, events, path, frame.start_row, cursor_row,
+        notes=notes,
+    )
+    return (0 if best is None else pool[best].index), result, tuple(notes)
 
 
 def draw_cursor(text: str, offset: int | None) -> str:
@@ -237,17 +299,23 @@ def draw_cursor(text: str, offset: int | None) -> str:
     return text[:offset] + CURSOR_MARK + text[offset:]
 
 
-def failure_diff(verdict: Verdict, original: Mapping[str, str], cursor_path: str, context: int = 3) -> str:
-    """A unified diff from the closest expected result to the predicted one, every
-    changed file, with both cursors drawn in as ``‸``."""
-    if verdict.closest is None:
+MAX_DIFF_LINES = 400
+
+
+def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
+    """A unified diff from the best expected result to the predicted one, every
+    changed file, with both cursors drawn in as ``‸``; at most
+    :data:`MAX_DIFF_LINES` lines, the rest counted."""
+    from ._textdiff import diff_texts
+
+    if verdict.best is None:
         return ""
-    candidate = verdict.candidates[verdict.closest]
+    candidate = verdict.candidates[verdict.best]
     paths = sorted(
         p for p in set(candidate.buffers) | set(verdict.predicted_buffers)
         if candidate.buffers.get(p) != verdict.predicted_buffers.get(p) or p == cursor_path
     )
-    chunks = []
+    lines: list[str] = []
     for path in paths:
         expected = candidate.buffers.get(path, "")
         predicted = verdict.predicted_buffers.get(path, "")
@@ -255,64 +323,11 @@ def failure_diff(verdict: Verdict, original: Mapping[str, str], cursor_path: str
             expected = draw_cursor(expected, candidate.cursor[1])
         if verdict.predicted_cursor and verdict.predicted_cursor[0] == path:
             predicted = draw_cursor(predicted, verdict.predicted_cursor[1])
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(keepends=True),
-                predicted.splitlines(keepends=True),
-                f"expected/{path}",
-                f"predicted/{path}",
-                n=context,
-            )
-        )
-        chunks.append(diff if diff.endswith("\n") or not diff else diff + "\n")
-    return "".join(chunks)
-
-
-def score(
-    verdict: Verdict,
-    buffers: Mapping[str, str],
-    cursor_path: str,
-    events: Sequence[Any] = (),
-) -> tuple[int | None, Any]:
-    """Zed's metrics for the prediction against every candidate: ``(best, score)``.
-
-    The texts are the whole cursor file before and after (Zed uses the cursor
-    excerpt, which is the whole file minus its final newline for files under about
-    24 KB). Patches are the expected patches as written and the predicted patch as
-    returned; a prediction given as text is diffed into a patch first.
-    """
-    from .metrics import Candidate as ScoredCandidate
-    from .metrics import score_prediction
-    from ._scene import unified_diff
-
-    original = buffers.get(cursor_path, "")
-    actual = verdict.predicted_buffers.get(cursor_path, original)
-    actual_patch = verdict.predicted_patch
-    if actual_patch is None:
-        actual_patch = unified_diff(cursor_path, cursor_path, original, actual) if actual != original else ""
-    actual_cursor = None
-    cursor_row = None
-    if verdict.predicted_cursor is not None and verdict.predicted_cursor[0] == cursor_path:
-        actual_cursor = verdict.predicted_cursor[1]
-        cursor_row = actual.count("\n", 0, actual_cursor)
-    no_change = len(verdict.candidates) == 1 and not verdict.candidates[0].patch
-    candidates = [] if no_change else [
-        ScoredCandidate(
-            c.patch,
-            c.buffers.get(cursor_path, original),
-            c.cursor[1] if c.cursor is not None and c.cursor[0] == cursor_path else None,
-        )
-        for c in verdict.candidates
-    ]
-    best, result = score_prediction(
-        original,
-        candidates,
-        actual,
-        actual_patch,
-        actual_cursor,
-        events,
-        cursor_path,
-        0,
-        cursor_row,
-    )
-    return (None if best is None else verdict.candidates[best].index), result
+        diff = diff_texts(expected, predicted, f"expected/{path}", f"predicted/{path}", context,
+                          no_newline_marker=False, max_aligned=MAX_DIFF_LINES)
+        lines.extend(line + "\n" for line in diff.text.split("\n")[:-1])
+        if not diff.aligned:
+            lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
+    if len(lines) > MAX_DIFF_LINES:
+        lines[MAX_DIFF_LINES:] = [f"... {len(lines) - MAX_DIFF_LINES} more lines of diff\n"]
+    return "".join(lines)

@@ -49,7 +49,7 @@ def test_noop_fails_every_example_that_expects_a_change(tmp_path: Path) -> None:
     total = collected(tmp_path)
     result = run_evals(tmp_path, "--editpred-provider=noop")
     assert outcomes(result) == {"failed": total}, result.stdout[-3000:]
-    assert "closest: expected patch" in result.stdout and "Traceback" not in result.stdout
+    assert "best: expected patch" in result.stdout and "Traceback" not in result.stdout
 
 
 def test_baseline_score_is_the_one_the_readme_states(tmp_path: Path) -> None:

@@ -535,9 +535,10 @@ def test_blank_line_added_at_the_cursor_is_excused() -> None:
 
 
 def test_empty_line_is_not_context_for_the_whitespace_scan() -> None:
-    # In the metrics parser an unprefixed empty line is garbage: it neither stops
-    # the scan nor counts as a change, so the blank "+" sees the "+foo" beyond it.
-    assert not has_isolated_whitespace_changes(HEADER + "@@ -1,2 +1,3 @@\n a\n+\n\n+foo\n")
+    # In the metrics parser an unprefixed empty line is garbage, not context: it is
+    # no change itself, but it ends the run of changes (as in Zed), so the blank "+"
+    # does not see the "+foo" beyond it and is isolated.
+    assert has_isolated_whitespace_changes(HEADER + "@@ -1,2 +1,3 @@\n a\n+\n\n+foo\n")
 
 
 # ----------------------------------------------------------------------- jump location
@@ -621,8 +622,7 @@ def test_reversal_without_excerpt_row() -> None:
         ([EditEvent("f.py", "f.py", ADDED_WORLD.diff, predicted=True)], "f.py", 0),
         ([EditEvent("f.py", "f.py", "")], "f.py", 0),  # empty diff
         ([ADDED_WORLD], "f.py", 10),  # the edit is above the excerpt
-        # only the last event for the file counts, and this one changed line 1
-        ([ADDED_WORLD, EditEvent("f.py", "f.py", "@@ -1,1 +1,1 @@\n-z\n+a\n")], "f.py", 0),
+        # (every event for the file counts now: tests/test_reversal_zed_rules.py)
     ],
 )
 def test_reversal_is_zero(events: list[EditEvent], cursor_path: str, start_row: int) -> None:
@@ -721,12 +721,13 @@ def test_exact_lines_tie_goes_to_jump_location() -> None:
     assert score.jump_location is not None and score.jump_location.lines_tp == 1
 
 
-def test_full_tie_keeps_the_first_candidate() -> None:
+def test_full_tie_keeps_the_last_candidate() -> None:
+    # Zed picks with Rust's Iterator::max_by, which returns the last of equal maxima.
     text = "x = 2\ny = 2\n"
-    a = Candidate(_patch("x = 1", "x = 2"), text, cursor=0)
-    b = Candidate(_patch("x = 1", "x = 2"), text, cursor=5)
+    a = Candidate(_patch("x = 1", "x = 2"), text, cursor=5)
+    b = Candidate(_patch("x = 1", "x = 2"), text, cursor=0)
     index, score = score_prediction(ORIGINAL, [a, b], text, a.patch, 5)
-    assert index == 0
+    assert index == 1
     # the cursor comes from the winner too: 0 vs 5
     assert (score.cursor_distance, score.cursor_exact_match) == (5, False)
 

@@ -22,7 +22,7 @@ def test_oracle_passes_and_noop_fails(project: Project, plugin_args: list[str]) 
     result.stdout.fnmatch_lines(
         [
             "*the prediction changes nothing*",
-            "*closest: expected patch 1 of 1*",
+            "*best: expected patch 1 of 1*",
             "*--- expected/calc.py*",
             "*-    return a - b‸*",
             "*+def sub(a, b):‸*",

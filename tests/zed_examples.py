@@ -5,6 +5,7 @@ In order: the directory named by ``EDITPRED_ZED_EXAMPLES``; ``shared/examples/ze
 beside this checkout; the same beside the repository this checkout was cloned from,
 when that is a local path (a clone made in a temporary directory). When none exists
 the first candidate is returned, and the tests that need the files fail naming it.
+The flask bundle is found in ``shared/repos`` beside that directory.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
-__all__ = ["ZED", "VARIABLE"]
+__all__ = ["ZED", "VARIABLE", "FLASK_BUNDLE", "FLASK_URL"]
 
 VARIABLE = "EDITPRED_ZED_EXAMPLES"
 _ROOT = Path(__file__).resolve().parents[1]
@@ -43,3 +44,7 @@ def _find() -> Path:
 
 
 ZED = _find()
+# shared/repos/ beside shared/examples/zed: the real pallets/flask history up to the
+# revision of the flask examples.
+FLASK_BUNDLE = ZED.parents[1] / "repos" / "flask-2fec0b2.bundle"
+FLASK_URL = "https://github.com/pallets/flask"

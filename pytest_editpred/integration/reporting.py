@@ -52,11 +52,11 @@ def _view(text: str, offset: int | None, row: int) -> str:
 
 def _views(prepared: Prepared) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     verdict = prepared.verdict
-    if verdict is None or verdict.closest is None:
+    if verdict is None or verdict.best is None:
         return None, None
     path = prepared.scene.cursor.path
     before = prepared.scene.buffers.get(path, "")
-    candidate = verdict.candidates[verdict.closest]
+    candidate = verdict.candidates[verdict.best]
     expected = candidate.buffers.get(path, "")
     predicted = verdict.predicted_buffers.get(path, "")
     expected_cursor = candidate.cursor[1] if candidate.cursor and candidate.cursor[0] == path else None
@@ -100,15 +100,17 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "predicted_text": prediction.text if prediction is not None else None,
         "predicted_cursor": None,
         "matched_candidate": None,
-        "closest_candidate": None,
+        "best_candidate": None,
         "metrics": {},
+        "notes": [],
     }
     if prepared is not None:
         record["metrics"] = prepared.properties.get("metrics", {})
         record["reason"] = prepared.properties.get("reason")
         record["matched_candidate"] = prepared.properties.get("matched_candidate")
     if verdict is not None:
-        record["closest_candidate"] = verdict.closest + 1 if verdict.closest is not None else None
+        record["best_candidate"] = verdict.best + 1 if verdict.best is not None else None
+        record["notes"] = list(verdict.notes)
         if verdict.predicted_cursor is not None:
             record["predicted_cursor"] = {"path": verdict.predicted_cursor[0], "offset": verdict.predicted_cursor[1]}
         if prepared is not None and record["outcome"] != "passed":
@@ -136,10 +138,13 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
         ("editpred_outcome", record["outcome"]),
         ("editpred_reason", record["reason"]),
         ("editpred_matched_candidate", record["matched_candidate"]),
+        ("editpred_best_candidate", record["best_candidate"]),
         ("editpred_latency", record["latency"]),
         ("editpred_trial", record["trial"]),
         ("editpred_cached", record["cached"] or None),
     ]
+    for note in record["notes"]:
+        properties.append(("editpred_note", note))
     for attempt in record["attempts"]:
         properties.append(
             (f"editpred_attempt_{attempt['ordinal']}", f"{attempt['error'] or 'ok'} {attempt['latency']:.3f}s")

@@ -218,9 +218,7 @@ class Run:
 
     def conclude(self, prepared: Prepared) -> None:
         """Judge, score and report; ``pytest.fail`` with a readable message if wrong."""
-        from dataclasses import replace
-
-        from .._verdict import failure_diff, judge, score
+        from .._verdict import failure_diff, judge
 
         item = prepared.item
         props = prepared.properties
@@ -242,11 +240,10 @@ class Run:
             rejected=prepared.rejected,
             open_file=scene.open_file,
             mode=self.match,
+            events=scene.events,
         )
-        best, scored = score(verdict, scene.buffers, scene.cursor.path, scene.events)
-        metrics = scored.to_dict()
-        if not verdict.passed and best is not None and verdict.predicted_cursor is not None:
-            verdict = replace(verdict, closest=best)  # Zed's best candidate by delta-chrF
+        assert verdict.score is not None
+        metrics = verdict.score.to_dict()
         prepared.verdict = verdict
         problems = [] if verdict.passed else [verdict.reason]
         for name, limit, worse in self.thresholds:
@@ -257,25 +254,28 @@ class Run:
             outcome="failed" if problems else "passed",
             reason="; ".join(problems) if problems else verdict.reason,
             matched_candidate=verdict.matched + 1 if verdict.matched is not None else None,
+            best_candidate=verdict.best + 1 if verdict.best is not None else None,
             metrics=metrics,
+            notes=list(verdict.notes),
         )
         if not problems:
             return
         if prediction.raw_output:
             item.add_report_section("call", "editpred raw output", prediction.raw_output)
-        closest = (
-            f"expected patch {verdict.closest + 1} of {len(verdict.candidates)}"
-            if verdict.closest is not None
+        best = (
+            f"expected patch {verdict.best + 1} of {len(verdict.candidates)}"
+            if verdict.best is not None
             else "no candidate"
         )
         cursor = metrics.get("cursor_distance")
         message = [
             f"{item.name}: {'; '.join(problems)}",
-            f"closest: {closest}; delta-chrF {metrics['delta_chr_f']:.1f}, "
+            f"best: {best} (Zed's rule); delta-chrF {metrics['delta_chr_f']:.1f}, "
             f"reversal {metrics['reversal_ratio']:.2f}"
             + (f", cursor off by {cursor} bytes" if cursor else ""),
+            *(f"note: {note}" for note in verdict.notes),
         ]
-        diff = failure_diff(verdict, scene.buffers, scene.cursor.path)
+        diff = failure_diff(verdict, scene.cursor.path)
         if diff:
             message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))

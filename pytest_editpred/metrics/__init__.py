@@ -17,11 +17,17 @@ the original text*: scoring the texts themselves would reward copying the file.
   only the last tie-break between several expected patches.
 
 :func:`score_prediction` combines them the way ``ep score`` does: each expected
-patch is scored, the best one wins, and every field is reported from the winner.
+patch is scored, the best one wins (ties to the last, as Rust's ``max_by``), and
+every field is reported from the winner.
+
+Every metric costs what the *change* costs, not the text: the texts are cut to
+local windows around the changed region where the result cannot differ
+(``_local``), and the LCS steps trim common ends first. Answers too large to align
+(thousands of changed lines) hit documented bounds that the score reports.
 
 One module per metric (``_chrf``, ``_counts``, ``_kept``, ``_reversal``,
-``_smells``, ``_jump``), the tokenizer they share (``_tokens``) and the score that
-combines them (``_score``).
+``_smells``, ``_jump``), the tokenizer and LCS they share (``_tokens``), the local
+windows (``_local``) and the score that combines them (``_score``).
 
 Zed works on UTF-8 bytes, this package on ``str``. Where Zed's metric is a *count of
 bytes* (kept/discarded chars, cursor distance, the 512-byte bail-out) we encode and
@@ -30,8 +36,11 @@ are the same thing.
 
 Known drift from Zed, all in places Zed's result depends on a third-party diff:
 
-* :func:`reversal_ratio` uses :mod:`difflib` where Zed uses imara-diff's histogram
-  diff (§7.11); the edits it finds, and so the ratio, can differ slightly.
+* :func:`reversal_ratio` diffs with a port of imara-diff's histogram diff, as Zed
+  does (``_histogram``). Only its Myers fallback, for a region whose common lines
+  all occur more than 63 times, follows git's xdiff and may break ties unlike
+  imara-diff; and past a work budget (a pathological whole-file rewrite) the rest
+  of a diff goes to that fallback, with a ``ReversalDiffWarning``.
 * Character classes follow Rust's ``char::is_whitespace`` exactly (an explicit
   table), but "identifier character" is Python's ``\\w`` (``str.isalnum`` or ``_``),
   which differs from Rust's ``is_alphanumeric`` on a few exotic code points.

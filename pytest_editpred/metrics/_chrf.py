@@ -7,9 +7,11 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from ._counts import ClassificationMetrics
-from ._tokens import SPACE_CLASS
+from ._local import change_between, common_prefix_length, common_suffix_length, local_window
+from ._tokens import RUST_WHITESPACE
 
 CHR_F_CHAR_ORDER = 6
 CHR_F_BETA = 0.5
@@ -29,7 +31,8 @@ class DeltaChrF:
     beta: float = CHR_F_BETA
 
 
-_SPACE_RUN = re.compile(f"[{SPACE_CLASS}]+")
+# Rust's ``char::is_whitespace`` without ``\n`` (``\r`` collapses to a space here).
+_SPACE_RUN = re.compile("[" + re.escape("".join(sorted(RUST_WHITESPACE - {"\n"}))) + "]+")
 _NEWLINE_RUN = re.compile(r"\n+")
 
 
@@ -44,29 +47,6 @@ def collapse_whitespace(text: str) -> str:
     return _NEWLINE_RUN.sub("\n", _SPACE_RUN.sub(" ", text))
 
 
-def _common_prefix_len(a: str, b: str) -> int:
-    """Length of the common prefix, by binary search on C-speed slice comparisons."""
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix_len(a: str, b: str, limit: int) -> int:
-    lo, hi = 0, limit
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def _changed_region(original: str, modified: str) -> tuple[str, str]:
     """Zed's ``extract_changed_regions``: the changed middle with ``order - 1`` chars
     of context on each side (§4.3 step 3).
@@ -75,8 +55,8 @@ def _changed_region(original: str, modified: str) -> tuple[str, str]:
     region is at most 5 chars long, and an order with no n-grams at all on either
     side scores P = R = 1 (step 4).
     """
-    prefix = _common_prefix_len(original, modified)
-    suffix = _common_suffix_len(
+    prefix = common_prefix_length(original, modified)
+    suffix = common_suffix_length(
         original, modified, min(len(original) - prefix, len(modified) - prefix)
     )
     context = CHR_F_CHAR_ORDER - 1
@@ -164,6 +144,18 @@ class _NgramDelta:
         return True, bag
 
 
+@lru_cache(maxsize=16)  # the (original, actual) pair is the same for every candidate
+def _delta(original: str, modified: str) -> _NgramDelta:
+    """The n-gram delta of one pair, on its local window (:mod:`._local`): the
+    collapsed window is a slice of the collapsed text holding the changed region
+    and its context, so the region, and every count, is the same as on the whole."""
+    change = change_between(original, modified)
+    lo, hi = local_window(original, change)
+    base = collapse_whitespace(original[lo:hi])
+    changed = collapse_whitespace(modified[lo : hi + change.shift])
+    return _NgramDelta(*_changed_region(base, changed))
+
+
 def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
     """Zed's delta-chrF (§4.3): chrF over the n-gram *changes* original→expected
     versus original→actual, orders 1–6, β = 0.5 (precision weighs more).
@@ -174,11 +166,8 @@ def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
     """
     if original == expected == actual:
         return DeltaChrF(100.0, 1.0, 1.0)
-    base = collapse_whitespace(original)
-    want = collapse_whitespace(expected)
-    got = collapse_whitespace(actual)
-    expected_delta = _NgramDelta(*_changed_region(base, want))
-    actual_delta = _NgramDelta(*_changed_region(base, got))
+    expected_delta = _delta(original, expected)
+    actual_delta = _delta(original, actual)
     sum_precision = sum_recall = 0.0
     tp = fp = fn = 0
     for n in range(1, CHR_F_CHAR_ORDER + 1):

@@ -1,12 +1,21 @@
 """Kept rate and recall (§4.5): how much of what the model typed survives in the
-expected text, and how much of the expected edit it made."""
+expected text, and how much of the expected edit it made.
+
+Each text is compared with the base on its own local window (:mod:`._local`): the
+units of the window are the whole text's units there, and the LCS trims the same
+common prefix and suffix, so what a text adds and which base units it deletes come
+out as on the whole text, at a cost proportional to its change. The base units are
+matched across the two comparisons by their offsets in the base.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .._cursor import _nbytes
-from ._tokens import comparison_units, lcs_keep_masks
+from ._local import change_between, local_window
+from ._tokens import KEEP_MASK_CELL_LIMIT, comparison_units, lcs_keep_masks
 
 KEPT_RATE_MAX_LENGTH_DELTA = 512
 
@@ -36,8 +45,13 @@ def compute_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     in bytes.
 
     Predictions whose size change differs from the reference's by more than 512
-    bytes are not compared at all (both rates 0; §7.12): they are a different edit,
-    and the quadratic LCS would be wasted on them.
+    bytes are not compared at all (§7.12): they are a different edit, and the
+    quadratic LCS would be wasted on them. Both rates are then 0, and, as in Zed,
+    ``candidate_new_chars`` and ``reference_new_chars`` are the size changes
+    ``|len(candidate) - len(base)|`` and ``|len(reference) - len(base)|`` (in
+    bytes, even when a text shrank), ``discarded_chars`` is the candidate's, and
+    every other count is 0. An LCS over more than ``KEEP_MASK_CELL_LIMIT`` cells
+    raises :class:`~._tokens.LCSTooLarge` (the caller reports the rates as unknown).
     """
     if base == candidate == reference:
         return KeptRate(1.0, 1.0, context_chars=_nbytes(base))
@@ -45,31 +59,26 @@ def compute_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     candidate_change = abs(_nbytes(candidate) - base_len)
     reference_change = abs(_nbytes(reference) - base_len)
     if abs(candidate_change - reference_change) > KEPT_RATE_MAX_LENGTH_DELTA:
-        return KeptRate(0.0, 0.0, discarded_chars=candidate_change)
+        return KeptRate(
+            0.0,
+            0.0,
+            discarded_chars=candidate_change,
+            candidate_new_chars=candidate_change,
+            reference_new_chars=reference_change,
+        )
 
-    base_units = comparison_units(base)
-    candidate_units = comparison_units(candidate)
-    reference_units = comparison_units(reference)
-    keep_candidate, keep_base_c = lcs_keep_masks(candidate_units, base_units)
-    keep_reference, keep_base_r = lcs_keep_masks(reference_units, base_units)
-
-    candidate_new = [u for u, kept in zip(candidate_units, keep_candidate) if not kept]
-    reference_new = [u for u, kept in zip(reference_units, keep_reference) if not kept]
-    candidate_new_chars = sum(map(_nbytes, candidate_new))
-    reference_new_chars = sum(map(_nbytes, reference_new))
-    context_chars = sum(_nbytes(u) for u, kept in zip(candidate_units, keep_candidate) if kept)
-    keep_new, _ = lcs_keep_masks(candidate_new, reference_new)
+    by_candidate = _edit(base, candidate)
+    by_reference = _edit(base, reference)
+    candidate_new, reference_new = by_candidate.new_units, by_reference.new_units
+    candidate_new_chars, reference_new_chars = by_candidate.new_chars, by_reference.new_chars
+    candidate_deleted_chars = sum(by_candidate.deleted.values())
+    reference_deleted_chars = sum(by_reference.deleted.values())
+    correctly_deleted_chars = sum(
+        size for offset, size in by_candidate.deleted.items() if offset in by_reference.deleted
+    )
+    context_chars = _nbytes(candidate) - candidate_new_chars
+    keep_new, _ = lcs_keep_masks(candidate_new, reference_new, KEEP_MASK_CELL_LIMIT)
     kept_chars = sum(_nbytes(u) for u, kept in zip(candidate_new, keep_new) if kept)
-
-    candidate_deleted_chars = reference_deleted_chars = correctly_deleted_chars = 0
-    for unit, in_candidate, in_reference in zip(base_units, keep_base_c, keep_base_r):
-        size = _nbytes(unit)
-        if not in_candidate:
-            candidate_deleted_chars += size
-        if not in_reference:
-            reference_deleted_chars += size
-        if not in_candidate and not in_reference:
-            correctly_deleted_chars += size
 
     hits = kept_chars + correctly_deleted_chars
     candidate_edit = candidate_new_chars + candidate_deleted_chars
@@ -94,3 +103,30 @@ def compute_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
         reference_deleted_chars=reference_deleted_chars,
         context_chars=context_chars,
     )
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """What a text does to the base: the units it adds (in order) and the base units
+    it deletes (base offset -> bytes)."""
+
+    new_units: tuple[str, ...]
+    new_chars: int
+    deleted: dict[int, int]
+
+
+@lru_cache(maxsize=16)  # the (base, candidate) pair is the same for every reference
+def _edit(base: str, text: str) -> _Edit:
+    change = change_between(base, text)
+    lo, hi = local_window(base, change)
+    base_units = comparison_units(base[lo:hi])
+    text_units = comparison_units(text[lo : hi + change.shift])
+    keep_text, keep_base = lcs_keep_masks(text_units, base_units, KEEP_MASK_CELL_LIMIT)
+    new_units = tuple(u for u, kept in zip(text_units, keep_text) if not kept)
+    deleted: dict[int, int] = {}
+    offset = lo
+    for unit, kept in zip(base_units, keep_base):
+        if not kept:
+            deleted[offset] = _nbytes(unit)
+        offset += len(unit)
+    return _Edit(new_units, sum(map(_nbytes, new_units)), deleted)

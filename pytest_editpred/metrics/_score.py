@@ -3,6 +3,7 @@ is scored, the best one wins, and every field is reported from the winner."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -13,7 +14,8 @@ from ._chrf import DeltaChrF, delta_chr_f
 from ._counts import ClassificationMetrics, exact_lines_match
 from ._jump import JumpLocation, patch_location_match
 from ._kept import KeptRate, compute_kept_rate
-from ._reversal import reversal_ratio
+from ._reversal import ReversalDiffWarning, reversal_ratio
+from ._tokens import LCSTooLarge
 from ._smells import (
     braces_disbalance,
     has_isolated_whitespace_changes,
@@ -120,7 +122,7 @@ class PredictionScore:
 class _CandidateScore:
     chr_f: DeltaChrF
     exact: ClassificationMetrics
-    kept: KeptRate
+    kept: KeptRate | None  # None: over the LCS limit
     jump: JumpLocation
 
     def key(self) -> tuple[float, float, float]:
@@ -130,12 +132,37 @@ class _CandidateScore:
 def _score_candidate(
     original: str, candidate: Candidate, actual_text: str, actual_patch: str
 ) -> _CandidateScore:
+    try:
+        kept: KeptRate | None = compute_kept_rate(original, actual_text, candidate.text)
+    except LCSTooLarge:
+        kept = None
     return _CandidateScore(
         delta_chr_f(original, candidate.text, actual_text),
         exact_lines_match(candidate.patch, actual_patch),
-        compute_kept_rate(original, actual_text, candidate.text),
+        kept,
         patch_location_match(candidate.patch, actual_patch),
     )
+
+
+def _reversal(
+    events: Sequence[EditEvent],
+    cursor_path: str | None,
+    excerpt_start_row: int | None,
+    original: str,
+    actual_text: str,
+    notes: list[str] | None,
+) -> float:
+    """:func:`reversal_ratio`, its :class:`ReversalDiffWarning` turned into a note
+    (other warnings pass through as they were)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ReversalDiffWarning)
+        ratio = reversal_ratio(events, cursor_path, excerpt_start_row, original, actual_text)
+    for warning in caught:
+        if issubclass(warning.category, ReversalDiffWarning) and notes is not None:
+            notes.append(str(warning.message))
+        elif not issubclass(warning.category, ReversalDiffWarning):
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    return ratio
 
 
 def _byte_offset(text: str, offset: int) -> int:
@@ -155,11 +182,13 @@ def score_prediction(
     *,
     cumulative_logprob: float | None = None,
     avg_logprob: float | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[int | None, PredictionScore]:
     """Score one prediction the way ``ep score`` does (§4.2).
 
     Each candidate is scored; the best has the largest delta-chrF, ties going to
-    exact-lines F1, then to jump-location line F1, then to the earlier candidate.
+    exact-lines F1, then to jump-location line F1, then to the *later* candidate
+    (Zed takes ``Iterator::max_by``, which returns the last of equal maxima).
     Every content field is reported from that one candidate, so the numbers in a
     score always describe the same comparison. Returns ``(index of the best, score)``;
     with no candidates the prediction is scored against "no change" and the index is
@@ -177,6 +206,12 @@ def score_prediction(
     text and the actual cursor in the actual text, each counted from the start of
     its own text. When only one side has a cursor, it is a miss
     (``cursor_exact_match`` False, no distance); when neither has, both are None.
+
+    Two bounds keep a pathological answer (a rewrite of thousands of lines) from
+    taking minutes; each says so in ``notes`` when given. A kept rate whose LCS is
+    over :data:`~._tokens.KEEP_MASK_CELL_LIMIT` cells is reported as None (unknown);
+    a run of changed lines whose token LCS is over :data:`~._tokens.LCS_CELL_LIMIT`
+    counts all its tokens as inserted and deleted.
     """
     if actual_patch is None:
         patch, actual_text = "", original
@@ -187,7 +222,7 @@ def score_prediction(
     best = _score_candidate(original, pool[0], actual_text, patch)
     for index in range(1, len(pool)):
         scored = _score_candidate(original, pool[index], actual_text, patch)
-        if scored.key() > best.key():
+        if scored.key() >= best.key():  # Rust's max_by: the last of equal maxima
             best_index, best = index, scored
     chosen = pool[best_index]
 
@@ -203,6 +238,10 @@ def score_prediction(
 
     tokens = token_changes(patch)
     chr_f, exact, kept = best.chr_f, best.exact, best.kept
+    if notes is not None and kept is None:
+        notes.append("the kept rate is not computed: the change is too large to align unit by unit")
+    if notes is not None and not tokens.minimal:
+        notes.append("inserted/deleted tokens count every token of a run too large to align: upper bounds")
     score = PredictionScore(
         delta_chr_f=chr_f.score,
         delta_chr_f_true_positives=chr_f.true_positives,
@@ -215,20 +254,18 @@ def score_prediction(
         exact_lines_tp=exact.true_positives,
         exact_lines_fp=exact.false_positives,
         exact_lines_fn=exact.false_negatives,
-        reversal_ratio=reversal_ratio(
-            events, cursor_path, excerpt_start_row, original, actual_text
-        ),
+        reversal_ratio=_reversal(events, cursor_path, excerpt_start_row, original, actual_text, notes),
         cursor_distance=cursor_distance,
         cursor_exact_match=cursor_exact_match,
         wrong_editable_region=None if actual_patch is None else wrong_editable_region(patch),
         has_isolated_whitespace_changes=has_isolated_whitespace_changes(patch, cursor_row),
         inserted_tokens=tokens.inserted_tokens,
         deleted_tokens=tokens.deleted_tokens,
-        kept_rate=kept.kept_rate,
-        recall_rate=kept.recall_rate,
-        kept_chars=kept.kept_chars,
-        correctly_deleted_chars=kept.correctly_deleted_chars,
-        discarded_chars=kept.discarded_chars,
+        kept_rate=None if kept is None else kept.kept_rate,
+        recall_rate=None if kept is None else kept.recall_rate,
+        kept_chars=None if kept is None else kept.kept_chars,
+        correctly_deleted_chars=None if kept is None else kept.correctly_deleted_chars,
+        discarded_chars=None if kept is None else kept.discarded_chars,
         cumulative_logprob=cumulative_logprob,
         avg_logprob=avg_logprob,
         jump_location=best.jump,

@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page to review a run by eye.
 
 Numbers say *how much* a model got wrong; only reading the predictions says *how*.
-The page puts each prediction next to the closest expected result, with the cursor
+The page puts each prediction next to the best expected result (Zed's rule), with the cursor
 marked, and lets a reviewer narrow the run down by outcome, repository, tag and
 name.
 
@@ -252,7 +252,7 @@ def _views_html(record: Mapping[str, Any]) -> str:
     left = _lines(expected or "")
     right = _lines(predicted or "")
     left_changed, right_changed = _changed_lines(left, right)
-    candidate = record.get("closest_candidate") or record.get("matched_candidate")
+    candidate = record.get("best_candidate") or record.get("closest_candidate") or record.get("matched_candidate")
     expected_label = "Expected" + (f" (candidate {candidate})" if candidate else "")
     predicted_label = "Predicted"
     if split:
@@ -531,7 +531,7 @@ def render_html(
 
     ``records`` are :func:`record_of` dicts; cards use ``expected_view`` /
     ``predicted_view`` (``{path, before, expected | predicted}`` with the cursor
-    drawn as ``‸``; a bare string is taken as the text) and ``closest_candidate``
+    drawn as ``‸``; a bare string is taken as the text) and ``best_candidate``
     when present, else fall back to the predicted patch or text. ``summary`` may
     hold Zed's SummaryJson fields plus ``passed``/``failed``/``error``/``total``/
     ``pass_rate``; whatever it lacks is computed from the records. Secret-looking

@@ -1,0 +1,286 @@
+"""What judging costs at real size, right and wrong answers alike.
+
+Run by hand: ``python bench/bench_judge.py`` (``--quick`` for fewer repetitions).
+
+Part 1, one judged answer (the verdict, every candidate scored with Zed's metrics,
+and the failure diff when it fails), median ms, for:
+
+* files of about 50, 2,000 and 20,000 lines cut from the Python standard library's
+  own sources, committed into a temporary git repository, with an edit history that
+  half-types a line in the middle and 1 or 10 expected patches completing it;
+* Zed's real ``flask--add-test-function.md`` against the real flask history
+  (``shared/repos/flask-2fec0b2.bundle``; 1,893 lines, 10 expected patches);
+
+and five answers: right (expected patch 1, cursor included), no change, a wrong edit at
+the cursor, a wrong edit far from it (40% of the file away) and a rewrite of the whole
+file (every indentation halved).
+
+Part 2, whole runs: ``pytest`` over corpora of 10 and 40 real-size examples (each
+edits its own 2,000-line file) with a right answer (``oracle``), no change (``noop``)
+and a wrong edit at the cursor, beside a file of 10 and 40 trivial tests; the
+marginal cost of one more example is ``(t40 - t10) / 30``, each run three times and
+the median taken.
+
+Goals (issue 10): every answer on the flask example within 20 ms; 20,000 lines at
+most 10x 2,000 lines for the same change; a wrong answer's marginal cost within 1.5x
+a right one's, and both within 3x pytest's own per-test cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from pytest_editpred._load import load_examples  # noqa: E402
+from pytest_editpred._markdown import from_markdown  # noqa: E402
+from pytest_editpred._prediction import Prediction  # noqa: E402
+from pytest_editpred._repository import RepositoryCache  # noqa: E402
+from pytest_editpred._scene import Scene, build_scene  # noqa: E402
+from pytest_editpred._verdict import Candidate, expected_candidates, failure_diff, judge  # noqa: E402
+
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com",
+}
+URL = "https://example.com/bench/stdlib"
+SHARED = ROOT.parent / "shared"
+FLASK = SHARED / "examples" / "zed" / "flask--add-test-function.md"
+FLASK_BUNDLE = SHARED / "repos" / "flask-2fec0b2.bundle"
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+SOURCES = ["typing.py", "argparse.py", "difflib.py", "inspect.py", "pathlib.py", "subprocess.py", "tarfile.py"]
+TYPED = "    resu"  # what the edit history half-types
+
+
+def stdlib_lines(count: int, shift: int = 0) -> list[str]:
+    lines: list[str] = []
+    for name in SOURCES[shift % len(SOURCES):] + SOURCES[: shift % len(SOURCES)]:
+        lines.extend((STDLIB / name).read_text().split("\n"))
+    while len(lines) < count:
+        lines.extend(lines)
+    return lines[:count]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, env=ENV, capture_output=True, text=True).stdout.strip()
+
+
+def make_repository(root: Path, files: dict[str, str]) -> tuple[Path, str]:
+    repo = root / "source"
+    repo.mkdir()
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "stdlib")
+    return repo, git(repo, "rev-parse", "HEAD")
+
+
+def example_text(path: str, lines: list[str], rev: str, patches: int) -> str:
+    """An example that half-types ``resu`` on a new line in the middle of ``path``;
+    the expected patches complete it in ``patches`` different ways."""
+    row = len(lines) // 2
+    above = lines[row - 3 : row]
+    history = "\n".join(" " + line for line in above)
+    cursor_block = "\n".join(above) + f"\n{TYPED}\n#       ^[CURSOR_POSITION]"
+    expected = []
+    for k in range(patches):
+        expected.append(
+            f"```diff\n--- a/{path}\n+++ b/{path}\n@@ -{row + 1},1 +{row + 1},1 @@\n"
+            f"-{TYPED}\n+    result_{k} = compute(value, {k})\n#                ^[CURSOR_POSITION]\n```\n"
+        )
+    return f"""+++
+repository_url = "{URL}"
+revision = "{rev}"
++++
+
+## Edit History
+
+```diff
+--- a/{path}
++++ b/{path}
+@@ -{row - 2},3 +{row - 2},4 @@
+{history}
++{TYPED}
+```
+
+## Cursor Position
+
+```{path}
+{cursor_block}
+```
+
+## Expected Patch
+
+{chr(10).join(expected)}
+"""
+
+
+def answers(scene: Scene, candidates: tuple[Candidate, ...], example_patch: str) -> dict[str, Prediction]:
+    path, offset = scene.cursor.path, scene.cursor.offset
+    text = scene.buffers[path]
+    first = candidates[0]
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    far_row = max(scene.cursor.row - int(0.4 * text.count("\n")), 0)
+    far = 0
+    for _ in range(far_row):
+        far = text.index("\n", far) + 1
+    return {
+        "right": Prediction(patch=example_patch, cursor=first.cursor[1] if first.cursor else None),
+        "no change": Prediction(),
+        "wrong at cursor": Prediction(text=text[:line_start] + "    resume(everything)" + text[line_end:]),
+        "wrong far away": Prediction(text=text[:far] + "# a stray comment\n" + text[far:]),
+        "whole rewrite": Prediction(text=text.replace("    ", "  ")),
+    }
+
+
+def median_ms(action: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def judge_row(scene: Scene, candidates: tuple[Candidate, ...], example_patch: str, repeat: int) -> list[float]:
+    row = []
+    for prediction in answers(scene, candidates, example_patch).values():
+
+        def once() -> None:
+            verdict = judge(scene.buffers, (scene.cursor.path, scene.cursor.offset), candidates, prediction,
+                            open_file=scene.open_file, events=scene.events)
+            if not verdict.passed:
+                failure_diff(verdict, scene.cursor.path)
+
+        once()  # warm: imports, the first candidate's caches
+        row.append(median_ms(once, repeat))
+    return row
+
+
+def part_one(repeat: int) -> None:
+    print("Part 1: ms per judged answer (median)")
+    names = ["right", "no change", "wrong at cursor", "wrong far away", "whole rewrite"]
+    print(f"{'case':<28}" + "".join(f"{n:>17}" for n in names))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sizes = {50: stdlib_lines(50), 2_000: stdlib_lines(2_000), 20_000: stdlib_lines(20_000)}
+        files = {f"f{n}.py": "\n".join(lines) + "\n" for n, lines in sizes.items()}
+        repo, rev = make_repository(root, files)
+        with RepositoryCache(root / "cache", {URL: repo}) as cache:
+            for n, lines in sizes.items():
+                for patches in (1, 10):
+                    [example] = [from_markdown(example_text(f"f{n}.py", lines, rev, patches), f"f{n}.md")]
+                    scene = build_scene(example, cache)
+                    candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path)
+                    row = judge_row(scene, candidates, example.expected()[0].patch, repeat)
+                    print(f"{f'{n:,} lines, {patches} patch(es)':<28}" + "".join(f"{t:>15.2f}ms" for t in row))
+        if FLASK.is_file() and FLASK_BUNDLE.is_file():
+            [example] = load_examples(FLASK)
+            with RepositoryCache(root / "flask-cache", {"https://github.com/pallets/flask": FLASK_BUNDLE}) as cache:
+                scene = build_scene(example, cache)
+                candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path)
+                row = judge_row(scene, candidates, example.expected()[0].patch, repeat)
+                print(f"{'flask example (10 patches)':<28}" + "".join(f"{t:>15.2f}ms" for t in row))
+        else:
+            print(f"(the flask example or bundle is not in {SHARED}: skipped)")
+
+
+WRONG_CONFTEST = '''
+import pytest
+from pytest_editpred import Prediction
+
+
+@pytest.fixture(scope="session")
+def editpred_completion():
+    def complete(request):
+        text, offset = request.text, request.cursor.offset
+        start = text.rfind("\\n", 0, offset) + 1
+        end = text.find("\\n", offset)
+        return Prediction(text=text[:start] + "    resume(everything)" + text[end:])
+
+    return complete
+'''
+
+
+def timed_run(folder: Path, *args: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+        cwd=folder, capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    return time.perf_counter() - start
+
+
+def part_two(runs: int) -> None:
+    print("\nPart 2: whole runs, marginal ms per item ((t40 - t10) / 30, median of", runs, "runs)")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        files = {f"m{i:02}.py": "\n".join(stdlib_lines(2_000, i)) + "\n" for i in range(40)}
+        repo, rev = make_repository(root, {n: t.replace("\n", f"\n# file {n}\n", 1) for n, t in files.items()})
+        texts = {n: (repo / n).read_text().split("\n") for n in files}
+        corpora = {}
+        for count in (10, 40):
+            folder = root / f"corpus{count}"
+            (folder / "evals").mkdir(parents=True)
+            for name in list(files)[:count]:
+                (folder / "evals" / f"{name[:-3]}.md").write_text(example_text(name, texts[name], rev, 10))
+            (folder / "pytest.ini").write_text(
+                f"[pytest]\neditpred_cache_dir = {root / 'cache'}\neditpred_repos =\n    {URL} = {repo}\n"
+            )
+            (folder / "wrong").mkdir()
+            (folder / "wrong" / "conftest.py").write_text(WRONG_CONFTEST)
+            for name in list(files)[:count]:
+                (folder / "wrong" / f"{name[:-3]}.md").write_text(example_text(name, texts[name], rev, 10))
+            (folder / "trivial").mkdir()
+            (folder / "trivial" / "test_trivial.py").write_text(
+                "".join(f"def test_{i}():\n    assert {i} == {i}\n\n\n" for i in range(count))
+            )
+            corpora[count] = folder
+        timed_run(corpora[40], "evals", "--editpred-provider=oracle")  # fill the repository cache
+        kinds = {
+            "pytest, a trivial test": ["trivial"],
+            "right answer (oracle)": ["evals", "--editpred-provider=oracle"],
+            "no change (noop)": ["evals", "--editpred-provider=noop"],
+            "wrong edit at the cursor": ["wrong"],
+        }
+        marginal = {}
+        for label, args in kinds.items():
+            samples = []
+            for _ in range(runs):
+                t10 = timed_run(corpora[10], *args)
+                t40 = timed_run(corpora[40], *args)
+                samples.append((t40 - t10) / 30 * 1000)
+            marginal[label] = statistics.median(samples)
+        base = marginal["pytest, a trivial test"]
+        right = marginal["right answer (oracle)"]
+        for label, value in marginal.items():
+            print(f"{label:<28}{value:>9.2f} ms   {value / base:>5.1f}x pytest   {value / right:>5.2f}x right")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=textwrap.dedent(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--part", choices=["1", "2"], help="run one part only")
+    options = parser.parse_args()
+    if options.part in (None, "1"):
+        part_one(5 if options.quick else 21)
+    if options.part in (None, "2"):
+        part_two(1 if options.quick else 3)
+
+
+if __name__ == "__main__":
+    main()

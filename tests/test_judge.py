@@ -1,0 +1,280 @@
+"""The judge: one best candidate by Zed's rule, Zed's frame, cost bounded by the change.
+
+Texts here are built in memory (the verdict needs buffers, not a repository); the
+plugin-level tests use the shared ``project`` fixture's real git repository.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_editpred._diff import apply_to_string
+from pytest_editpred._prediction import Prediction
+from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
+from pytest_editpred._verdict import MAX_DIFF_LINES, Candidate, failure_diff, judge
+from pytest_editpred.metrics import Candidate as Scored
+from pytest_editpred.metrics import KeptRate, comparison_units, compute_kept_rate, delta_chr_f, score_prediction
+from pytest_editpred.metrics._chrf import _changed_region, _NgramDelta, collapse_whitespace
+from pytest_editpred.metrics._local import change_between, local_window
+from pytest_editpred.metrics._tokens import lcs_keep_masks
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+HEADER = "--- a/f.py\n+++ b/f.py\n"
+
+
+def lines_of(name: str) -> list[str]:
+    return (STDLIB / name).read_text().split("\n")
+
+
+def candidate(index: int, before: str, after: str, cursor: int | None = None, path: str = "f.py") -> Candidate:
+    patch = diff_texts(before, after, f"a/{path}", f"b/{path}").text
+    return Candidate(index, patch, {path: after}, None if cursor is None else (path, cursor))
+
+
+# ------------------------------------------------------------------ the best candidate
+
+
+def test_a_no_change_answer_is_scored_against_the_last_patch() -> None:
+    # delta-chrF 0, exact-lines F1 0 and jump F1 0 (precision 1: nothing predicted,
+    # recall 0) for both: the last wins, and the verdict names it.
+    before = "a = 1\nb = 2\n"
+    first = candidate(0, before, "a = 10\nb = 2\n")
+    second = candidate(1, before, "a = 1\nb = 20\n")
+    verdict = judge({"f.py": before}, ("f.py", 0), [first, second], Prediction())
+    assert not verdict.passed and verdict.best == 1
+    assert verdict.score is not None
+    assert (verdict.score.exact_lines_tp, verdict.score.exact_lines_fn) == (0, 2)  # "-b = 2", "+b = 20"
+    assert "+b = 20" not in failure_diff(verdict, "f.py")  # expected has it: a "-" line
+    assert "-b = 20" in failure_diff(verdict, "f.py")
+
+
+def test_the_failure_message_and_the_report_name_the_same_candidate(project, plugin_args: list[str]) -> None:
+    project.example(
+        "two-ways",
+        """
+        ## Cursor Position
+
+        ```calc.py
+        def add(a, b):
+        #  ^[CURSOR_POSITION]
+        ```
+
+        ## Expected Patch
+
+        ```diff
+        --- a/calc.py
+        +++ b/calc.py
+        @@ -1,2 +1,2 @@
+        -def add(a, b):
+        +def add(a, b, c):
+        ```
+
+        ```diff
+        --- a/calc.py
+        +++ b/calc.py
+        @@ -1,2 +1,2 @@
+         def add(a, b):
+        -    return a + b
+        +    return b + a
+        ```
+        """,
+    )
+    report = project.pytester.path / "r.jsonl"
+    result = project.pytester.runpytest("evals", "--editpred-provider=noop", f"--editpred-report={report}", *plugin_args)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*best: expected patch 2 of 2*"])
+    [record] = [json.loads(line) for line in report.read_text().splitlines()]
+    assert record["best_candidate"] == 2
+    # Patch 2's changed lines, both missed: "-    return a + b", "+    return b + a".
+    assert (record["metrics"]["exact_lines_tp"], record["metrics"]["exact_lines_fn"]) == (0, 2)
+
+
+# ------------------------------------------------------------------------ Zed's frame
+
+
+def big_file() -> tuple[str, int]:
+    """About 3,400 lines of typing.py with an unbalanced ``{`` on the first line, far
+    above the cursor excerpt, and the cursor at the end of line 3,000."""
+    lines = ["OPEN = {"] + lines_of("typing.py")
+    text = "\n".join(lines)
+    offset = len("\n".join(lines[:3000]))
+    return text, offset
+
+
+def test_braces_are_counted_in_the_excerpt_not_the_whole_file() -> None:
+    # Whole file: the "{" on line 1 is unbalanced (1) and a "}" typed at the cursor
+    # balances it (0): no disbalance. In Zed's excerpt the "{" is not there: the "}"
+    # makes the excerpt's disbalance 1 where it was 0.
+    text, offset = big_file()
+    after = text[:offset] + "}" + text[offset:]
+    expected = candidate(0, text, text[:offset] + "pass" + text[offset:])
+    verdict = judge({"f.py": text}, ("f.py", offset), [expected], Prediction(text=after))
+    assert verdict.score is not None and verdict.score.braces_disbalance == 1
+    assert verdict.notes == ()
+
+
+def test_an_expected_change_outside_the_excerpt_widens_the_frame() -> None:
+    text, offset = big_file()
+    expected = candidate(0, text, "import os\n" + text)  # row 1: far above the excerpt
+    verdict = judge({"f.py": text}, ("f.py", offset), [expected], Prediction(text="import os\n" + text))
+    assert verdict.passed
+    assert verdict.score is not None and verdict.score.delta_chr_f == 100.0
+    assert any("grows to rows 1-" in note for note in verdict.notes)
+
+
+def test_a_prediction_outside_the_frame_is_scored_as_no_change() -> None:
+    text, offset = big_file()
+    expected = candidate(0, text, text[:offset] + "pass" + text[offset:])
+    far = judge({"f.py": text}, ("f.py", offset), [expected], Prediction(text="import os\n" + text))
+    nothing = judge({"f.py": text}, ("f.py", offset), [expected], Prediction())
+    assert far.score is not None and nothing.score is not None
+    # Zed's models only rewrite a region inside the excerpt, and such a patch would
+    # not apply to it: every metric sees no change, the patch-reading ones too.
+    cursor_free = {"cursor_distance", "cursor_exact_match"}
+    assert {k: v for k, v in far.score.to_dict().items() if k not in cursor_free} == {
+        k: v for k, v in nothing.score.to_dict().items() if k not in cursor_free
+    }
+    assert far.score.cursor_distance is None  # the predicted cursor is outside the frame: a miss
+    assert any("outside Zed's frame" in note for note in far.notes)
+
+
+def test_cursor_distance_is_counted_in_bytes_from_the_frame() -> None:
+    text, offset = big_file()
+    after = text[:offset] + "pass" + text[offset:]
+    expected = candidate(0, text, after, cursor=offset + 4)
+    verdict = judge({"f.py": text}, ("f.py", offset), [expected], Prediction(text=after, cursor=offset + 1))
+    assert verdict.score is not None and verdict.score.cursor_distance == 3
+
+
+# ------------------------------------------------------- local windows change nothing
+
+
+texts = st.text(alphabet=st.sampled_from(list("ab (){}\n\n  \t\r_xY1é")), max_size=40)
+
+
+def edited(base: str, data: st.DataObject) -> str:
+    for _ in range(data.draw(st.integers(0, 2))):
+        i = data.draw(st.integers(0, len(base)))
+        j = data.draw(st.integers(i, min(len(base), i + 12)))
+        base = base[:i] + data.draw(texts) + base[j:]
+    return base
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_delta_chr_f_on_a_local_window_equals_the_whole_text(data: st.DataObject) -> None:
+    lines = lines_of("difflib.py")
+    start = data.draw(st.integers(0, len(lines) - 60))
+    original = "\n".join(lines[start : start + data.draw(st.integers(1, 60))])
+    modified = edited(original, data)
+    whole = _NgramDelta(*_changed_region(collapse_whitespace(original), collapse_whitespace(modified)))
+    change = change_between(original, modified)
+    lo, hi = local_window(original, change)
+    local = _NgramDelta(
+        *_changed_region(collapse_whitespace(original[lo:hi]), collapse_whitespace(modified[lo : hi + change.shift]))
+    )
+    assert [local.bag(n) for n in range(1, 7)] == [whole.bag(n) for n in range(1, 7)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_kept_rate_on_local_windows_equals_the_whole_text(data: st.DataObject) -> None:
+    lines = lines_of("argparse.py")
+    start = data.draw(st.integers(0, len(lines) - 80))
+    base = "\n".join(lines[start : start + data.draw(st.integers(1, 80))])
+    candidate_text, reference = edited(base, data), edited(base, data)
+    assert compute_kept_rate(base, candidate_text, reference) == whole_text_kept_rate(base, candidate_text, reference)
+
+
+def whole_text_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
+    """§4.5 as written: every unit of the three whole texts (the reference for the
+    local windows; the bail-out and the equal case are shared code, so not here)."""
+    if base == candidate == reference or abs(abs(len(candidate.encode()) - len(base.encode()))
+                                             - abs(len(reference.encode()) - len(base.encode()))) > 512:
+        return compute_kept_rate(base, candidate, reference)
+    size = lambda unit: len(unit.encode())  # noqa: E731
+    base_units, candidate_units, reference_units = map(comparison_units, (base, candidate, reference))
+    keep_candidate, keep_base_c = lcs_keep_masks(candidate_units, base_units)
+    keep_reference, keep_base_r = lcs_keep_masks(reference_units, base_units)
+    candidate_new = [u for u, kept in zip(candidate_units, keep_candidate) if not kept]
+    reference_new = [u for u, kept in zip(reference_units, keep_reference) if not kept]
+    keep_new, _ = lcs_keep_masks(candidate_new, reference_new)
+    kept = sum(size(u) for u, k in zip(candidate_new, keep_new) if k)
+    c_new, r_new = sum(map(size, candidate_new)), sum(map(size, reference_new))
+    c_del = sum(size(u) for u, k in zip(base_units, keep_base_c) if not k)
+    r_del = sum(size(u) for u, k in zip(base_units, keep_base_r) if not k)
+    both = sum(size(u) for u, c, r in zip(base_units, keep_base_c, keep_base_r) if not c and not r)
+    hits, c_edit, r_edit = kept + both, c_new + c_del, r_new + r_del
+    return KeptRate(
+        hits / c_edit if c_edit else float(r_edit == 0),
+        hits / r_edit if r_edit else float(c_edit == 0),
+        kept, both, c_new - kept, c_new, c_del, r_new, r_del, len(candidate.encode()) - c_new,
+    )
+
+
+def test_delta_chr_f_far_apart_changes_in_a_big_file() -> None:
+    text = "\n".join(lines_of("typing.py"))
+    expected = text.replace("def _type_check(", "def _type_checked(", 1)
+    actual = text.replace("class TypeVar(", "class TypeVariable(", 1)
+    assert delta_chr_f(text, expected, expected).score == 100.0
+    assert delta_chr_f(text, expected, actual).score < 10
+
+
+# ----------------------------------------------------------------- diffs, bounded
+
+
+def test_a_diff_of_a_small_change_in_a_big_file_applies() -> None:
+    text = "\n".join(lines_of("typing.py")) + "\n"
+    changed = text.replace("def _type_check(", "def _type_checked(", 1)
+    diff = diff_texts(text, changed, "a/f.py", "b/f.py")
+    assert diff.aligned and diff.text.count("\n@@") + diff.text.startswith("@@") == 1
+    assert apply_to_string(diff.text, text) == changed
+
+
+def test_a_huge_change_is_one_replacement_hunk_that_still_applies() -> None:
+    random.seed(3)
+    lines = lines_of("typing.py") * 2
+    before = "\n".join(lines) + "\n"
+    after = "\n".join(line.replace("    ", "  ") for line in lines) + "\n"
+    diff = diff_texts(before, after, "a/f.py", "b/f.py")
+    assert not diff.aligned and diff.changed_lines > MAX_ALIGNED_LINES
+    assert diff.text.count("\n@@ ") == 1
+    assert apply_to_string(diff.text, before) == after
+
+
+def test_the_failure_diff_is_cut_and_says_so() -> None:
+    before = "\n".join(f"line {i}" for i in range(3000)) + "\n"
+    after = "\n".join(f"line {i}!" for i in range(3000)) + "\n"
+    expected = candidate(0, before, before.replace("line 7\n", "line 7?\n"))
+    verdict = judge({"f.py": before}, ("f.py", 0), [expected], Prediction(text=after))
+    diff = failure_diff(verdict, "f.py")
+    assert len(diff.splitlines()) == MAX_DIFF_LINES + 1
+    assert diff.endswith("more lines of diff\n")
+
+
+def test_a_reversal_diff_over_its_budget_is_a_note_not_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    import warnings
+
+    from pytest_editpred.metrics import _score
+    from pytest_editpred.metrics._reversal import ReversalDiffWarning
+
+    def over_budget(*args: object) -> float:
+        warnings.warn("reversal ratio: over budget", ReversalDiffWarning, stacklevel=2)
+        return 0.25
+
+    monkeypatch.setattr(_score, "reversal_ratio", over_budget)
+    notes: list[str] = []
+    text = "x = 2\n"
+    patch = HEADER + "@@ -1,1 +1,1 @@\n-x = 1\n+x = 2\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing escapes as a warning
+        _, scored = score_prediction("x = 1\n", [Scored(patch, text)], text, patch, None, notes=notes)
+    assert scored.reversal_ratio == 0.25
+    assert notes == ["reversal ratio: over budget"]
