@@ -156,11 +156,22 @@ def median_ms(action: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def clear_caches() -> None:
+    """Forget what an earlier repetition computed: the metrics cache per-pair work
+    (the actual answer is shared by every candidate), which a repeated identical
+    call would otherwise find ready."""
+    from pytest_editpred.metrics import _chrf, _counts, _jump, _kept
+
+    for cached in (_chrf._delta, _kept._edit, _counts._changed_lines, _jump._anchors):
+        cached.cache_clear()
+
+
 def judge_row(scene: Scene, candidates: tuple[Candidate, ...], example_patch: str, repeat: int) -> list[float]:
     row = []
     for prediction in answers(scene, candidates, example_patch).values():
 
         def once() -> None:
+            clear_caches()
             verdict = judge(scene.buffers, (scene.cursor.path, scene.cursor.offset), candidates, prediction,
                             open_file=scene.open_file, events=scene.events)
             if not verdict.passed:

@@ -66,34 +66,45 @@ def compute_excerpt(text: str, offset: int, max_tokens: int = 8192) -> Excerpt:
     """Zed's ``compute_cursor_excerpt`` (§3.5): grow line by line, down then up.
 
     A line costs ``max(1, bytes // 3)`` tokens; growth stops on the first line that
-    does not fit, in either direction.
+    does not fit, in either direction. A line of ``n`` bytes costs at least
+    ``(n - 2) / 3`` and at least 1, so it spans at most 6 characters (its newline
+    included) per token: only the whole lines within ``6 * max_tokens`` characters
+    of the cursor can be reached, and only they are read.
     """
-    lines = text.split("\n")
-    row = text.count("\n", 0, offset)
-
-    def cost(index: int) -> int:
-        line = lines[index]
-        return max(1, (len(line) if line.isascii() else len(line.encode())) // 3)
-
+    reach = 6 * max_tokens
+    low = text.rfind("\n", 0, offset - reach) + 1 if offset > reach else 0
+    high = text.find("\n", offset + reach)
+    high = len(text) if high < 0 else high
+    region = text[low:high]
+    lines = region.split("\n")
+    if region.isascii():
+        costs = [max(1, n // 3) for n in map(len, lines)]
+    else:
+        costs = [max(1, len(line.encode()) // 3) for line in lines]
+    row = region.count("\n", 0, offset - low)
     start = end = row
-    used = cost(row)
+    used = costs[row]
     down = up = True
     while down or up:
         if down:
-            if end + 1 < len(lines) and used + cost(end + 1) <= max_tokens:
+            if end + 1 < len(lines) and used + costs[end + 1] <= max_tokens:
                 end += 1
-                used += cost(end)
+                used += costs[end]
             else:
                 down = False
         if up:
-            if start > 0 and used + cost(start - 1) <= max_tokens:
+            if start > 0 and used + costs[start - 1] <= max_tokens:
                 start -= 1
-                used += cost(start)
+                used += costs[start]
             else:
                 up = False
-    start_offset = sum(len(line) + 1 for line in lines[:start])
-    excerpt = "\n".join(lines[start : end + 1])
-    return Excerpt(excerpt, start, offset - start_offset)
+    row_start = region.rfind("\n", 0, offset - low) + 1
+    start_offset = row_start - sum(len(line) + 1 for line in lines[start:row])
+    return Excerpt(
+        "\n".join(lines[start : end + 1]),
+        text.count("\n", 0, low) + start,
+        offset - low - start_offset,
+    )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pytest_editpred._diff import apply_to_string
 from pytest_editpred._prediction import Prediction
+from pytest_editpred._request import Excerpt, compute_excerpt
 from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
 from pytest_editpred._verdict import MAX_DIFF_LINES, Candidate, failure_diff, judge
 from pytest_editpred.metrics import Candidate as Scored
@@ -278,3 +279,36 @@ def test_a_reversal_diff_over_its_budget_is_a_note_not_a_warning(monkeypatch: py
         _, scored = score_prediction("x = 1\n", [Scored(patch, text)], text, patch, None, notes=notes)
     assert scored.reversal_ratio == 0.25
     assert notes == ["reversal ratio: over budget"]
+
+
+def excerpt_by_splitting(text: str, offset: int, max_tokens: int) -> Excerpt:
+    """§3.5 written over the whole list of lines, the obvious way (the reference)."""
+    lines = text.split("\n")
+    row = text.count("\n", 0, offset)
+    cost = [max(1, len(line.encode()) // 3) for line in lines]
+    start = end = row
+    used = cost[row]
+    down = up = True
+    while down or up:
+        if down:
+            if end + 1 < len(lines) and used + cost[end + 1] <= max_tokens:
+                end += 1
+                used += cost[end]
+            else:
+                down = False
+        if up:
+            if start > 0 and used + cost[start - 1] <= max_tokens:
+                start -= 1
+                used += cost[start]
+            else:
+                up = False
+    return Excerpt("\n".join(lines[start : end + 1]), start, offset - sum(len(line) + 1 for line in lines[:start]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "bb", "\n", "é", "xxxxxxxxxx"]), max_size=40), st.data())
+def test_the_excerpt_reads_only_lines_near_the_cursor_and_is_zeds(pieces: list[str], data: st.DataObject) -> None:
+    text = "".join(pieces)
+    offset = data.draw(st.integers(0, len(text)))
+    budget = data.draw(st.integers(1, 12))
+    assert compute_excerpt(text, offset, budget) == excerpt_by_splitting(text, offset, budget)

@@ -113,7 +113,8 @@ def _free_positions(length: int, n: int, blocks: Iterable[tuple[int, int]]) -> I
 
 
 class _NgramDelta:
-    """``count(after) - count(before)`` per n-gram for one (before, after) pair."""
+    """``count(after) - count(before)`` per n-gram for one (before, after) pair, as a
+    bag per order (computed once: the actual side is shared by every candidate)."""
 
     def __init__(self, before: str, after: str) -> None:
         self.before = before
@@ -121,15 +122,21 @@ class _NgramDelta:
         self.blocks: list[tuple[int, int, int]] | None = None
         if len(before) + len(after) > _ALIGN_THRESHOLD:
             self.blocks = _line_blocks(before, after)
+        self._bags: dict[int, tuple[bool, dict[str, int]]] = {}
 
     def bag(self, n: int) -> tuple[bool, dict[str, int]]:
         """(any n-gram at all, the delta as a bag with ``¬`` for removed n-grams)."""
+        if n not in self._bags:
+            self._bags[n] = self._bag(n)
+        return self._bags[n]
+
+    def _bag(self, n: int) -> tuple[bool, dict[str, int]]:
         before, after = self.before, self.after
         if len(before) < n and len(after) < n:
             return False, {}
         if self.blocks is None:
-            old = Counter(before[i : i + n] for i in range(len(before) - n + 1))
-            new = Counter(after[i : i + n] for i in range(len(after) - n + 1))
+            old = Counter([before[i : i + n] for i in range(len(before) - n + 1)])
+            new = Counter([after[i : i + n] for i in range(len(after) - n + 1)])
         else:
             old = Counter(
                 before[i : i + n]
@@ -139,8 +146,16 @@ class _NgramDelta:
                 after[i : i + n]
                 for i in _free_positions(len(after), n, ((b, s) for _, b, s in self.blocks))
             )
-        bag = dict(new - old)
-        bag.update(("¬" + gram, count) for gram, count in (old - new).items())
+        bag: dict[str, int] = {}
+        for gram, count in new.items():
+            delta = count - old.get(gram, 0)
+            if delta > 0:
+                bag[gram] = delta
+            elif delta < 0:
+                bag["¬" + gram] = -delta
+        for gram, count in old.items():
+            if gram not in new:
+                bag["¬" + gram] = count
         return True, bag
 
 
