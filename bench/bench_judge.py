@@ -15,11 +15,12 @@ and five answers: right (expected patch 1, cursor included), no change, a wrong 
 the cursor, a wrong edit far from it (40% of the file away) and a rewrite of the whole
 file (every indentation halved).
 
-Part 2, whole runs: ``pytest`` over corpora of 10 and 40 real-size examples (each
+Part 2, whole runs: ``pytest`` over corpora of 10 and 70 real-size examples (each
 edits its own 2,000-line file) with a right answer (``oracle``), no change (``noop``)
-and a wrong edit at the cursor, beside a file of 10 and 40 trivial tests; the
-marginal cost of one more example is ``(t40 - t10) / 30``, each run three times and
-the median taken.
+and a wrong edit at the cursor, beside files of 100 and 1,000 trivial tests; the
+marginal cost of one more item is the difference of the two runs' times over the
+difference of their sizes, each pair run five times and the median taken (a run's
+start-up, ~2 s, swings by ±0.1 s: the large differences keep that out).
 
 Goals (issue 10): every answer on the flask example within 20 ms; 20,000 lines at
 most 10x 2,000 lines for the same change; a wrong answer's marginal cost within 1.5x
@@ -236,45 +237,46 @@ def timed_run(folder: Path, *args: str) -> float:
     return time.perf_counter() - start
 
 
+SMALL, LARGE = 10, 70
+TRIVIAL_SMALL, TRIVIAL_LARGE = 100, 1_000
+
+
 def part_two(runs: int) -> None:
-    print("\nPart 2: whole runs, marginal ms per item ((t40 - t10) / 30, median of", runs, "runs)")
+    print(f"\nPart 2: whole runs, marginal ms per item (median of {runs} pairs of runs)")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        files = {f"m{i:02}.py": "\n".join(stdlib_lines(2_000, i)) + "\n" for i in range(40)}
+        files = {f"m{i:02}.py": "\n".join(stdlib_lines(2_000, i)) + "\n" for i in range(LARGE)}
         repo, rev = make_repository(root, {n: t.replace("\n", f"\n# file {n}\n", 1) for n, t in files.items()})
         texts = {n: (repo / n).read_text().split("\n") for n in files}
         corpora = {}
-        for count in (10, 40):
+        for count, trivial in ((SMALL, TRIVIAL_SMALL), (LARGE, TRIVIAL_LARGE)):
             folder = root / f"corpus{count}"
-            (folder / "evals").mkdir(parents=True)
-            for name in list(files)[:count]:
-                (folder / "evals" / f"{name[:-3]}.md").write_text(example_text(name, texts[name], rev, 10))
+            for kind in ("evals", "wrong"):
+                (folder / kind).mkdir(parents=True)
+                for name in list(files)[:count]:
+                    (folder / kind / f"{name[:-3]}.md").write_text(example_text(name, texts[name], rev, 10))
+            (folder / "wrong" / "conftest.py").write_text(WRONG_CONFTEST)
             (folder / "pytest.ini").write_text(
                 f"[pytest]\neditpred_cache_dir = {root / 'cache'}\neditpred_repos =\n    {URL} = {repo}\n"
             )
-            (folder / "wrong").mkdir()
-            (folder / "wrong" / "conftest.py").write_text(WRONG_CONFTEST)
-            for name in list(files)[:count]:
-                (folder / "wrong" / f"{name[:-3]}.md").write_text(example_text(name, texts[name], rev, 10))
             (folder / "trivial").mkdir()
             (folder / "trivial" / "test_trivial.py").write_text(
-                "".join(f"def test_{i}():\n    assert {i} == {i}\n\n\n" for i in range(count))
+                "".join(f"def test_{i}():\n    assert {i} == {i}\n\n\n" for i in range(trivial))
             )
             corpora[count] = folder
-        timed_run(corpora[40], "evals", "--editpred-provider=oracle")  # fill the repository cache
+        timed_run(corpora[LARGE], "evals", "--editpred-provider=oracle")  # fill the repository cache
         kinds = {
-            "pytest, a trivial test": ["trivial"],
-            "right answer (oracle)": ["evals", "--editpred-provider=oracle"],
-            "no change (noop)": ["evals", "--editpred-provider=noop"],
-            "wrong edit at the cursor": ["wrong"],
+            "pytest, a trivial test": (["trivial"], TRIVIAL_LARGE - TRIVIAL_SMALL),
+            "right answer (oracle)": (["evals", "--editpred-provider=oracle"], LARGE - SMALL),
+            "no change (noop)": (["evals", "--editpred-provider=noop"], LARGE - SMALL),
+            "wrong edit at the cursor": (["wrong"], LARGE - SMALL),
         }
         marginal = {}
-        for label, args in kinds.items():
-            samples = []
-            for _ in range(runs):
-                t10 = timed_run(corpora[10], *args)
-                t40 = timed_run(corpora[40], *args)
-                samples.append((t40 - t10) / 30 * 1000)
+        for label, (args, extra) in kinds.items():
+            samples = [
+                (timed_run(corpora[LARGE], *args) - timed_run(corpora[SMALL], *args)) / extra * 1000
+                for _ in range(runs)
+            ]
             marginal[label] = statistics.median(samples)
         base = marginal["pytest, a trivial test"]
         right = marginal["right answer (oracle)"]
@@ -290,7 +292,7 @@ def main() -> None:
     if options.part in (None, "1"):
         part_one(5 if options.quick else 21)
     if options.part in (None, "2"):
-        part_two(1 if options.quick else 3)
+        part_two(1 if options.quick else 5)
 
 
 if __name__ == "__main__":

@@ -77,29 +77,27 @@ def compute_excerpt(text: str, offset: int, max_tokens: int = 8192) -> Excerpt:
     high = len(text) if high < 0 else high
     region = text[low:high]
     lines = region.split("\n")
-    if region.isascii():
-        costs = [max(1, n // 3) for n in map(len, lines)]
-    else:
-        costs = [max(1, len(line.encode()) // 3) for line in lines]
+    # bytes per line; a line costs max(1, bytes // 3), i.e. ``bytes // 3 or 1``
+    sizes = list(map(len, lines)) if region.isascii() else [len(line.encode()) for line in lines]
     row = region.count("\n", 0, offset - low)
     start = end = row
-    used = costs[row]
+    used = sizes[row] // 3 or 1
     down = up = True
     while down or up:
         if down:
-            if end + 1 < len(lines) and used + costs[end + 1] <= max_tokens:
+            if end + 1 < len(lines) and used + (sizes[end + 1] // 3 or 1) <= max_tokens:
                 end += 1
-                used += costs[end]
+                used += sizes[end] // 3 or 1
             else:
                 down = False
         if up:
-            if start > 0 and used + costs[start - 1] <= max_tokens:
+            if start > 0 and used + (sizes[start - 1] // 3 or 1) <= max_tokens:
                 start -= 1
-                used += costs[start]
+                used += sizes[start] // 3 or 1
             else:
                 up = False
     row_start = region.rfind("\n", 0, offset - low) + 1
-    start_offset = row_start - sum(len(line) + 1 for line in lines[start:row])
+    start_offset = row_start - len("\n".join(lines[start:row])) - (row > start)
     return Excerpt(
         "\n".join(lines[start : end + 1]),
         text.count("\n", 0, low) + start,

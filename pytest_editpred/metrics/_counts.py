@@ -31,10 +31,11 @@ class ClassificationMetrics:
         for key, want in expected.items():
             got = actual.get(key, 0)
             if got > want:
+                tp += want
                 fp += got - want
             else:
+                tp += got
                 fn += want - got
-            tp += min(want, got)
         for key, got in actual.items():
             if key not in expected:
                 fp += got

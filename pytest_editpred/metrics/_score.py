@@ -120,9 +120,11 @@ class PredictionScore:
 
 @dataclass(frozen=True)
 class _CandidateScore:
+    """What ranks a candidate. The rest of its fields (kept rate) are computed for
+    the winner only: they are reported from it and decide nothing."""
+
     chr_f: DeltaChrF
     exact: ClassificationMetrics
-    kept: KeptRate | None  # None: over the LCS limit
     jump: JumpLocation
 
     def key(self) -> tuple[float, float, float]:
@@ -132,16 +134,19 @@ class _CandidateScore:
 def _score_candidate(
     original: str, candidate: Candidate, actual_text: str, actual_patch: str
 ) -> _CandidateScore:
-    try:
-        kept: KeptRate | None = compute_kept_rate(original, actual_text, candidate.text)
-    except LCSTooLarge:
-        kept = None
     return _CandidateScore(
         delta_chr_f(original, candidate.text, actual_text),
         exact_lines_match(candidate.patch, actual_patch),
-        kept,
         patch_location_match(candidate.patch, actual_patch),
     )
+
+
+def _kept_rate(original: str, candidate: Candidate, actual_text: str) -> KeptRate | None:
+    """The kept rate against the winner; None when its LCS is over the limit."""
+    try:
+        return compute_kept_rate(original, actual_text, candidate.text)
+    except LCSTooLarge:
+        return None
 
 
 def _reversal(
@@ -237,7 +242,8 @@ def score_prediction(
         cursor_exact_match = False
 
     tokens = token_changes(patch)
-    chr_f, exact, kept = best.chr_f, best.exact, best.kept
+    chr_f, exact = best.chr_f, best.exact
+    kept = _kept_rate(original, chosen, actual_text)
     if notes is not None and kept is None:
         notes.append("the kept rate is not computed: the change is too large to align unit by unit")
     if notes is not None and not tokens.minimal:
