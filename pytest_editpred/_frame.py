@@ -13,9 +13,10 @@ exactly what applying the patch to the excerpt gives. Two choices of ours:
 * An expected patch that changes text outside the excerpt makes Zed refuse to score
   the example (``Expected patch did not apply``). Here the frame grows to the whole
   lines that hold the change (``widened``), so the example is still scored.
-* A prediction that changes text outside the frame is scored as no change, as in Zed
-  (its patch would not apply to the excerpt). The verdict, which looks at whole
-  buffers, still fails it; ``outside`` records that it happened.
+* A prediction that changes the cursor file outside the frame is scored as no change
+  by every metric, as in Zed, where its patch would not apply to the excerpt (Zed's
+  models only rewrite a region inside it). The verdict, which looks at whole buffers,
+  still fails it, and a note on the item says so.
 """
 
 from __future__ import annotations

@@ -254,9 +254,7 @@ class Run:
             outcome="failed" if problems else "passed",
             reason="; ".join(problems) if problems else verdict.reason,
             matched_candidate=verdict.matched + 1 if verdict.matched is not None else None,
-            best_candidate=verdict.best + 1 if verdict.best is not None else None,
             metrics=metrics,
-            notes=list(verdict.notes),
         )
         if not problems:
             return

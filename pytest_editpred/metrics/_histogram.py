@@ -274,13 +274,13 @@ class _RegionOccurrences:
 class _Many(Sequence[int]):
     """The occurrences of a token too common to split at: only their number."""
 
-    __slots__ = ("count",)
+    __slots__ = ("size",)
 
-    def __init__(self, count: int) -> None:
-        self.count = count
+    def __init__(self, size: int) -> None:
+        self.size = size
 
     def __len__(self) -> int:
-        return self.count
+        return self.size
 
     def __getitem__(self, index: int) -> int:  # type: ignore[override]
         raise IndexError("a token this common is never a split point")
