@@ -22,8 +22,7 @@ from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
 from pytest_editpred._verdict import MAX_DIFF_LINES, Candidate, failure_diff, judge
 from pytest_editpred.metrics import Candidate as Scored
 from pytest_editpred.metrics import KeptRate, comparison_units, compute_kept_rate, delta_chr_f, score_prediction
-from pytest_editpred.metrics._chrf import _changed_region, _NgramDelta, collapse_whitespace
-from pytest_editpred.metrics._local import change_between, local_window
+from pytest_editpred.metrics._chrf import _changed_region, _delta, _NgramDelta, collapse_whitespace
 from pytest_editpred.metrics._tokens import lcs_keep_masks
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -168,28 +167,28 @@ def edited(base: str, data: st.DataObject) -> str:
     return base
 
 
+def stdlib_slice(name: str, data: st.DataObject, most: int) -> str:
+    """Up to ``most`` consecutive lines of a standard-library source, drawn."""
+    lines = lines_of(name)
+    start = data.draw(st.integers(0, len(lines) - most))
+    return "\n".join(lines[start : start + data.draw(st.integers(1, most))])
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_delta_chr_f_on_a_local_window_equals_the_whole_text(data: st.DataObject) -> None:
-    lines = lines_of("difflib.py")
-    start = data.draw(st.integers(0, len(lines) - 60))
-    original = "\n".join(lines[start : start + data.draw(st.integers(1, 60))])
+    original = stdlib_slice("difflib.py", data, 60)
     modified = edited(original, data)
     whole = _NgramDelta(*_changed_region(collapse_whitespace(original), collapse_whitespace(modified)))
-    change = change_between(original, modified)
-    lo, hi = local_window(original, change)
-    local = _NgramDelta(
-        *_changed_region(collapse_whitespace(original[lo:hi]), collapse_whitespace(modified[lo : hi + change.shift]))
-    )
+    _delta.cache_clear()
+    local = _delta(original, modified)  # the production path: a local window
     assert [local.bag(n) for n in range(1, 7)] == [whole.bag(n) for n in range(1, 7)]
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_kept_rate_on_local_windows_equals_the_whole_text(data: st.DataObject) -> None:
-    lines = lines_of("argparse.py")
-    start = data.draw(st.integers(0, len(lines) - 80))
-    base = "\n".join(lines[start : start + data.draw(st.integers(1, 80))])
+    base = stdlib_slice("argparse.py", data, 80)
     candidate_text, reference = edited(base, data), edited(base, data)
     assert compute_kept_rate(base, candidate_text, reference) == whole_text_kept_rate(base, candidate_text, reference)
 
