@@ -24,7 +24,7 @@ class Settings:
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
-    prompt_format: str = "zeta"
+    prompt_format: str = "infer"
     max_tokens: int = 2048
     temperature: float = 0.0
     stop: tuple[str, ...] = ()

@@ -300,6 +300,7 @@ def draw_cursor(text: str, offset: int | None) -> str:
 
 
 MAX_DIFF_LINES = 400
+"""Lines of a failure diff shown; :data:`MAX_DIFF_LINE_CHARS` characters of each."""
 
 
 def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
@@ -330,4 +331,14 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
             lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
     if len(lines) > MAX_DIFF_LINES:
         lines[MAX_DIFF_LINES:] = [f"... {len(lines) - MAX_DIFF_LINES} more lines of diff\n"]
-    return "".join(lines)
+    return "".join(_clipped_line(line) for line in lines)
+
+
+MAX_DIFF_LINE_CHARS = 500
+
+
+def _clipped_line(line: str) -> str:
+    """A diff line of at most :data:`MAX_DIFF_LINE_CHARS` characters, the cut said."""
+    if len(line) <= MAX_DIFF_LINE_CHARS + 1:
+        return line
+    return f"{line[:MAX_DIFF_LINE_CHARS]} [... {len(line) - 1 - MAX_DIFF_LINE_CHARS:,} more characters on this line]\n"

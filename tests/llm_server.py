@@ -2,9 +2,9 @@
 
 Why a real server and not mocks: retries, timeouts, dropped connections and
 ``Retry-After`` are properties of real sockets and real HTTP; a mock would only
-test our idea of them. The server speaks the four endpoints the providers use
+test our idea of them. The server speaks the endpoints the providers use
 (``/v1/completions``, ``/v1/chat/completions``, ``/infill``,
-``/v1/fim/completions``), answers with whatever text the test set, records every
+``/v1/fim/completions``, Anthropic's ``/v1/messages``), answers with whatever text the test set, records every
 request (path, headers, JSON body) and can be told to fail.
 
 The ``llm_server`` fixture is defined here as ``llm_server_fixture``: import that
@@ -39,7 +39,7 @@ import pytest
 
 __all__ = ["LLMServer", "Recorded", "llm_server_fixture"]
 
-ENDPOINTS = ("/v1/completions", "/v1/chat/completions", "/infill", "/v1/fim/completions")
+ENDPOINTS = ("/v1/completions", "/v1/chat/completions", "/infill", "/v1/fim/completions", "/v1/messages")
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ class LLMServer:
     finish_reason: str = "stop"
     fim_shape: str = "message"  # or "text": choices[0].text on /v1/fim/completions
     model: str = "test-model"
+    #: Headers every request must carry (lower-case names), else HTTP 401 in the
+    #: Anthropic error shape: how a real API checks ``x-api-key``.
+    require_headers: dict[str, str] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
     _reply: Reply = ""
     _failures: deque[_Failure] = field(default_factory=deque)
@@ -154,6 +157,16 @@ class LLMServer:
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         body = recorded.body if isinstance(recorded.body, dict) else {}
         model = body.get("model") or self.model
+        if recorded.path == "/v1/messages":
+            return {
+                "id": "msg-test",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "max_tokens" if finish_reason == "length" else "end_turn",
+                "usage": {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]},
+            }
         if recorded.path == "/infill":
             return {
                 "content": text,
@@ -206,6 +219,11 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(llm.latency)
         if failure is not None:
             self._fail(failure, recorded)
+            return
+        wrong = [name for name, value in llm.require_headers.items() if headers.get(name) != value]
+        if wrong:
+            error = {"type": "authentication_error", "message": f"missing or wrong header {wrong[0]}"}
+            self._json(401, {"type": "error", "error": error})
             return
         if self.path not in ENDPOINTS:
             self._json(404, {"error": {"message": f"no such endpoint {self.path}"}})

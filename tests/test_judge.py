@@ -182,7 +182,62 @@ def test_delta_chr_f_on_a_local_window_equals_the_whole_text(data: st.DataObject
     whole = _NgramDelta(*_changed_region(collapse_whitespace(original), collapse_whitespace(modified)))
     _delta.cache_clear()
     local = _delta(original, modified)  # the production path: a local window
-    assert [local.bag(n) for n in range(1, 7)] == [whole.bag(n) for n in range(1, 7)]
+    assert (local.added, local.removed, local.totals, local.present) == (
+        whole.added,
+        whole.removed,
+        whole.totals,
+        whole.present,
+    )
+
+
+def _reference_delta_chr_f(original: str, expected: str, actual: str) -> tuple[float, int, int, int]:
+    """§4.3 written out plainly: per order, the signed n-gram delta of each side as
+    a bag (``¬`` for removed), then Zed's ClassificationMetrics; whole texts."""
+    from collections import Counter
+
+    from pytest_editpred.metrics import ClassificationMetrics
+
+    def bag(before: str, after: str, n: int) -> tuple[bool, Counter[str]]:
+        old = Counter(before[i : i + n] for i in range(len(before) - n + 1))
+        new = Counter(after[i : i + n] for i in range(len(after) - n + 1))
+        delta: Counter[str] = Counter()
+        for gram in old.keys() | new.keys():
+            change = new[gram] - old[gram]
+            if change:
+                delta[gram if change > 0 else "¬" + gram] = abs(change)
+        return bool(old or new), delta
+
+    base = collapse_whitespace(original)
+    sides = [_changed_region(base, collapse_whitespace(text)) for text in (expected, actual)]
+    precision = recall = 0.0
+    tp = fp = fn = 0
+    for n in range(1, 7):
+        (e_any, e_bag), (a_any, a_bag) = bag(*sides[0], n), bag(*sides[1], n)
+        if not e_any and not a_any:
+            precision, recall = precision + 1, recall + 1
+            continue
+        counts = ClassificationMetrics.from_counts(e_bag, a_bag)
+        precision, recall = precision + counts.precision, recall + counts.recall
+        tp, fp, fn = tp + counts.true_positives, fp + counts.false_positives, fn + counts.false_negatives
+    precision, recall = precision / 6, recall / 6
+    score = 0.0 if precision + recall == 0 else 1.25 * precision * recall / (0.25 * precision + recall) * 100
+    return score, tp, fp, fn
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_delta_chr_f_equals_the_rule_written_out(data: st.DataObject) -> None:
+    original = stdlib_slice("difflib.py", data, 40)
+    expected = edited(original, data)
+    actual = data.draw(st.sampled_from([original, expected, edited(original, data), edited(expected, data)]))
+    _delta.cache_clear()
+    got = delta_chr_f(original, expected, actual)
+    if original == expected == actual:
+        assert got.score == 100.0
+        return
+    score, tp, fp, fn = _reference_delta_chr_f(original, expected, actual)
+    assert (got.true_positives, got.false_positives, got.false_negatives) == (tp, fp, fn)
+    assert got.score == pytest.approx(score, abs=1e-9)
 
 
 @settings(max_examples=200, deadline=None)

@@ -155,3 +155,32 @@ def test_report_records(project: Project, llm_server: LLMServer, plugin_args: li
     assert record["provider"] == "llamacpp-infill" and record["trial"] == 1
     assert record["matched_candidate"] == 1 and record["metrics"]["delta_chr_f"] == 100.0
     assert record["attempts"][0]["ordinal"] == 1 and record["tags"] == ["completion"]
+
+
+def test_the_prompt_and_the_raw_answer_are_recorded_and_shown_within_their_limits(
+    project: Project, llm_server: LLMServer, plugin_args: list[str]
+) -> None:
+    from pytest_editpred._clip import RECORDED_CHARS, SHOWN_CHARS
+
+    project.example("calc--sub", SUB)
+    huge = WRONG + "\n    # " + "x" * (RECORDED_CHARS + 5_000)
+    llm_server.answer(huge)
+    report = project.pytester.path / "r.jsonl"
+    args = fim_args(llm_server, f"--editpred-report={report}", "--editpred-cache=off")
+    result = project.pytester.runpytest(*args, *plugin_args)
+    result.assert_outcomes(failed=1)
+    [record] = [json.loads(line) for line in report.read_text().splitlines()]
+    sent = llm_server.requests[0].body
+    # the prompt is the one the server received, part by part
+    assert record["prompt"] == {"input_prefix": sent["input_prefix"], "input_suffix": sent["input_suffix"]}
+    # the raw answer is kept up to its limit, head and tail, the cut said in words
+    raw = record["raw_output"]
+    assert raw.startswith(WRONG) and raw.endswith("x" * 100)
+    assert f"[... {len(huge) - RECORDED_CHARS:,} characters not shown ...]" in raw
+    assert len(raw) < RECORDED_CHARS + 100
+    # the failure shows both, each within SHOWN_CHARS
+    output = result.stdout.str()
+    assert "editpred prompt" in output and "[input_prefix]" in output and "def sub(a, b):" in output
+    assert "editpred raw output" in output
+    assert f"[... {len(huge) - SHOWN_CHARS:,} characters not shown ...]" in output
+    assert "x" * (SHOWN_CHARS + 1) not in output

@@ -1,4 +1,5 @@
-"""Prompt formats, byte for byte, and the parsing of answers back into file text.
+"""The own chat prompt and FIM parts, byte for byte, and the parsing of answers back into
+file text (Zed's formats: tests/test_zeta_*.py).
 
 The golden strings are written out here on purpose: a model is trained on one exact
 layout, so any change to a prompt must show up as a failing test and a reviewed diff.
@@ -9,23 +10,19 @@ from __future__ import annotations
 import pytest
 from greet_sample import CURSOR, PATH, RENAME, TEXT, request
 
-from pytest_editpred import ConfigError, PredictionError
+from pytest_editpred import PredictionError
 from pytest_editpred._request import EditEvent, PredictionRequest
-from pytest_editpred.providers._history import git_history, hunks, zeta1_history
+from pytest_editpred.providers._history import git_history, hunks
 from pytest_editpred.providers._prompts import (
     CHAT_SYSTEM,
     chat_messages,
-    completion_format,
     fim_parts,
     last_fenced_block,
     parse_chat,
-    parse_zeta1,
-    parse_zeta2,
-    render_zeta1,
-    render_zeta2,
 )
 from pytest_editpred.providers._window import Answer, window_for
 
+NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 REGION = 'def main():\n    hello(sys.argv[1])\n    hello("world")'
 
 
@@ -85,200 +82,11 @@ def test_hunks_drop_file_headers() -> None:
 
 def test_history_spellings_and_budget() -> None:
     moved = EditEvent("new.py", "old.py", "@@ -1 +1 @@\n-x\n+y\n", predicted=True)
-    assert zeta1_history([moved]) == (
-        'User renamed "old.py" to "new.py"\n\nUser edited "new.py":\n```diff\n@@ -1 +1 @@\n-x\n+y\n```'
-    )
     assert git_history([moved]) == (
         "// User accepted prediction:\n--- a/old.py\n+++ b/new.py\n@@ -1 +1 @@\n-x\n+y\n"
     )
     big = EditEvent("a.py", "a.py", "@@ -1 +1 @@\n-" + "x" * 300 + "\n+y\n")
     assert git_history([big, RENAME], budget=60) == git_history([RENAME])  # oldest dropped
-
-
-# -- zeta (Zeta 1) -----------------------------------------------------------------
-
-ZETA1_GOLDEN = (
-    "### Instruction:\n"
-    "You are a code completion assistant and your task is to analyze user edits and then rewrite an "
-    "excerpt that the user provides, suggesting the appropriate edits within the excerpt, taking into "
-    "account the cursor location.\n"
-    "\n"
-    "### User Edits:\n"
-    "\n"
-    'User edited "src/greet.py":\n'
-    "```diff\n"
-    "@@ -3,2 +3,2 @@\n"
-    "-def hello(name):\n"
-    "+def greet(name):\n"
-    "     print(name)\n"
-    "```\n"
-    "\n"
-    "### User Excerpt:\n"
-    "\n"
-    "```src/greet.py\n"
-    "<|start_of_file|>\n"
-    "import sys\n"
-    "\n"
-    "def greet(name):\n"
-    "    print(name)\n"
-    "\n"
-    "<|editable_region_start|>\n"
-    "def main():\n"
-    "    <|user_cursor_is_here|>hello(sys.argv[1])\n"
-    '    hello("world")\n'
-    "<|editable_region_end|>\n"
-    "\n"
-    "main()\n"
-    "\n"
-    "```\n"
-    "\n"
-    "### Response:\n"
-)
-
-
-def test_zeta1_golden_prompt() -> None:
-    req = request()
-    assert render_zeta1(req, small_window(req)) == ZETA1_GOLDEN
-
-
-def test_zeta1_prompt_without_edits_or_start_of_file() -> None:
-    text = "a\nb\nc\nd\n"
-    req = request(text, text.index("c"), events=())
-    window = window_for(req, lines_before=0, lines_after=0, max_tokens=2)  # context rows b..c... cut
-    prompt = render_zeta1(req, window)
-    assert "<|start_of_file|>" not in prompt
-    assert "### User Edits:\n\n\n\n### User Excerpt:" in prompt
-    assert "<|editable_region_start|>\n<|user_cursor_is_here|>c\n<|editable_region_end|>" in prompt
-
-
-ZETA1_ANSWER = (
-    "```src/greet.py\n"
-    "<|start_of_file|>\n"
-    "import sys\n"
-    "\n"
-    "def greet(name):\n"
-    "    print(name)\n"
-    "\n"
-    "<|editable_region_start|>\n"
-    "def main():\n"
-    "    greet<|user_cursor_is_here|>(sys.argv[1])\n"
-    '    hello("world")\n'
-    "<|editable_region_end|>\n"
-    "\n"
-    "main()\n"
-    "```"
-)
-NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
-
-
-def test_zeta1_parse_full_echo() -> None:
-    answer = parse_zeta1(ZETA1_ANSWER, small_window())
-    assert answer == Answer(NEW_TEXT, NEW_TEXT.index("(sys"))
-
-
-def test_zeta1_parse_stopped_at_end_marker() -> None:
-    stopped = ZETA1_ANSWER[: ZETA1_ANSWER.index("<|editable_region_end|>")]
-    assert parse_zeta1(stopped, small_window()) == Answer(NEW_TEXT, NEW_TEXT.index("(sys"))
-
-
-def test_zeta1_parse_without_cursor_token() -> None:
-    answer = parse_zeta1(ZETA1_ANSWER.replace("<|user_cursor_is_here|>", ""), small_window())
-    assert answer == Answer(NEW_TEXT, None)
-
-
-@pytest.mark.parametrize(
-    "output, truncated, message",
-    [
-        ("def main():\n    greet()\n", False, "0 '<|editable_region_start|>' markers"),
-        ("<|editable_region_start|>\na\n<|editable_region_start|>\n", False, "2 '<|editable_region_start|>'"),
-        ("<|editable_region_start|>\nx\n<|editable_region_end|>\n<|editable_region_end|>", False, "more than one"),
-        ("```x\n<|editable_region_start|>\ndef main():\n    gre", True, "cut off by max_tokens"),
-        ("<|editable_region_start|>", False, "no line break"),
-    ],
-    ids=["no-start-marker", "two-start-markers", "two-end-markers", "truncated", "no-newline"],
-)
-def test_zeta1_unusable_answers_fail(output: str, truncated: bool, message: str) -> None:
-    with pytest.raises(PredictionError) as caught:
-        parse_zeta1(output, small_window(), truncated)
-    assert message in caught.value.reason
-
-
-# -- zeta2 (git merge markers) -----------------------------------------------------
-
-ZETA2_GOLDEN = (
-    "<|file_sep|>edit history\n"
-    "--- a/src/greet.py\n"
-    "+++ b/src/greet.py\n"
-    "@@ -3,2 +3,2 @@\n"
-    "-def hello(name):\n"
-    "+def greet(name):\n"
-    "     print(name)\n"
-    "<|file_sep|>src/greet.py\n"
-    "<|fim_prefix|>import sys\n"
-    "\n"
-    "def greet(name):\n"
-    "    print(name)\n"
-    "\n"
-    "<|fim_suffix|>\n"
-    "main()\n"
-    "<|fim_middle|><<<<<<< CURRENT\n"
-    "def main():\n"
-    "    <|user_cursor|>hello(sys.argv[1])\n"
-    '    hello("world")\n'
-    "=======\n"
-)
-
-
-def test_zeta2_golden_prompt() -> None:
-    req = request()
-    assert render_zeta2(req, small_window(req)) == ZETA2_GOLDEN
-
-
-def test_zeta2_prompt_accepted_prediction_and_no_history() -> None:
-    accepted = EditEvent(PATH, "src/old.py", "@@ -1 +1 @@\n-a\n+b", predicted=True)
-    req = request(events=(accepted,))
-    prompt = render_zeta2(req, small_window(req))
-    assert prompt.startswith(
-        "<|file_sep|>edit history\n// User accepted prediction:\n--- a/src/old.py\n+++ b/src/greet.py\n"
-        "@@ -1 +1 @@\n-a\n+b\n<|file_sep|>src/greet.py\n"
-    )
-    bare = request(events=())
-    assert render_zeta2(bare, small_window(bare)).startswith("<|file_sep|>src/greet.py\n<|fim_prefix|>")
-
-
-def test_zeta2_region_at_end_of_file_gets_newlines() -> None:
-    text = "x = 1\ny = 2"
-    req = request(text, len(text), events=())
-    assert render_zeta2(req, window_for(req)) == (
-        "<|file_sep|>src/greet.py\n<|fim_prefix|><|fim_suffix|>\n"
-        "<|fim_middle|><<<<<<< CURRENT\nx = 1\ny = 2<|user_cursor|>\n=======\n"
-    )
-
-
-def test_zeta2_parse_with_end_marker() -> None:
-    output = 'def main():\n    greet<|user_cursor|>(sys.argv[1])\n    hello("world")\n>>>>>>> UPDATED\n'
-    assert parse_zeta2(output, small_window()) == Answer(NEW_TEXT, NEW_TEXT.index("(sys"))
-
-
-def test_zeta2_parse_stopped_before_end_marker_and_without_final_newline() -> None:
-    output = 'def main():\n    greet(sys.argv[1])\n    hello("world")'
-    assert parse_zeta2(output, small_window()) == Answer(NEW_TEXT, None)
-
-
-def test_zeta2_empty_answer_deletes_the_region_lines() -> None:
-    answer = parse_zeta2(">>>>>>> UPDATED\n", small_window())
-    assert answer.text == "import sys\n\ndef greet(name):\n    print(name)\n\n\nmain()\n"
-
-
-def test_zeta2_region_at_end_of_file_keeps_missing_newline() -> None:
-    text = "x = 1\ny = 2"
-    window = window_for(request(text, len(text), events=()))
-    assert parse_zeta2("x = 1\ny = 3<|user_cursor|>\n>>>>>>> UPDATED", window) == Answer("x = 1\ny = 3", 11)
-
-
-def test_zeta2_truncated_answer_fails() -> None:
-    with pytest.raises(PredictionError, match="cut off by max_tokens"):
-        parse_zeta2("def main():\n    gr", small_window(), True)
 
 
 # -- chat --------------------------------------------------------------------------
@@ -391,14 +199,3 @@ def test_fim_parts_and_insertion() -> None:
     assert inserted.text == TEXT.replace("    hello(sys", "    greet(sys.argv[0])\n    hello(sys")
     assert inserted.cursor == CURSOR + len("greet(sys.argv[0])\n    ")
     assert window.insert_at_cursor("") == Answer(None)
-
-
-# -- registry of raw formats -------------------------------------------------------
-
-
-def test_completion_formats() -> None:
-    assert completion_format("zeta1") is completion_format("zeta")
-    assert completion_format("zeta").stop == ("<|editable_region_end|>",)
-    assert completion_format("zeta2").stop == (">>>>>>> UPDATED",)
-    with pytest.raises(ConfigError, match="unknown prompt format 'sweep'"):
-        completion_format("sweep")

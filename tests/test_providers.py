@@ -30,20 +30,23 @@ from pytest_editpred._request import PredictionRequest
 from pytest_editpred._settings import Settings
 from pytest_editpred.providers import get_provider
 from pytest_editpred.providers._http import Backoff, endpoint_url, safe_url
-from pytest_editpred.providers._prompts import chat_messages, render_zeta1, render_zeta2
+from pytest_editpred.providers._prompts import chat_messages
 from pytest_editpred.providers._window import window_for
+from pytest_editpred.zeta._build import build_input
+from pytest_editpred.zeta._formats import ZETA1, ZetaFormat
+from pytest_editpred.zeta._prompt import format_prompt
 
 NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 NEW_CURSOR = NEW_TEXT.index("(sys")
 KEY = "sk-secret-123"
 FAST = Backoff(base=0.01, factor=2.0, cap=0.05, jitter=0.0, retry_after_cap=5.0)
 
-# The default window covers this whole 10-line file: the region is TEXT without its final newline.
+# Zed's editable region covers this whole 10-line file, its final newline included.
 ZETA1_ANSWER = (
     "```src/greet.py\n<|start_of_file|>\n<|editable_region_start|>\n"
     + NEW_TEXT[:NEW_CURSOR]
     + "<|user_cursor_is_here|>"
-    + NEW_TEXT[NEW_CURSOR:-1]
+    + NEW_TEXT[NEW_CURSOR:]
     + "\n<|editable_region_end|>\n\n```"
 )
 ZETA2_ANSWER = NEW_TEXT[:NEW_CURSOR] + "<|user_cursor|>" + NEW_TEXT[NEW_CURSOR:] + ">>>>>>> UPDATED\n"
@@ -92,16 +95,17 @@ def kinds(attempts: tuple[Attempt, ...]) -> list[str | None]:
 
 def test_openai_zeta_sends_the_prompt_and_parses_the_answer(llm_server: LLMServer) -> None:
     llm_server.answer(ZETA1_ANSWER)
-    config = settings(llm_server, max_tokens=256, temperature=0.2, extra_body={"top_k": 1})
+    config = settings(llm_server, prompt_format="zeta", max_tokens=256, temperature=0.2, extra_body={"top_k": 1})
     prediction = predict(make("openai", config))
     (seen,) = llm_server.requests
     assert seen.path == "/v1/completions"
     assert seen.body == {
         "model": "zeta",
-        "prompt": render_zeta1(request(), window_for(request())),
+        "prompt": format_prompt(build_input(request()), ZETA1),
         "max_tokens": 256,
         "temperature": 0.2,
-        "stop": ["<|editable_region_end|>"],
+        "stop": ["<|editable_region_end|>", "<|editable_region_end|>\n", "<|editable_region_end|>\n\n",
+                 "<|editable_region_end|>\n\n\n"],
         "top_k": 1,
     }
     assert "authorization" not in seen.headers
@@ -114,28 +118,34 @@ def test_openai_zeta_sends_the_prompt_and_parses_the_answer(llm_server: LLMServe
     assert prediction.extra["prompt"] == seen.body["prompt"]
 
 
-def test_openai_zeta2_merges_stop_sequences(llm_server: LLMServer) -> None:
+def test_openai_infers_the_format_from_the_model_name_and_merges_stop_sequences(llm_server: LLMServer) -> None:
     llm_server.answer(ZETA2_ANSWER)
-    prediction = predict(make("openai", settings(llm_server, prompt_format="zeta2", stop=("\n\n\n",))))
+    prediction = predict(make("openai", settings(llm_server, model="zeta2", stop=("\n\n\n",))))
     body = llm_server.requests[0].body
-    assert body["prompt"] == render_zeta2(request(), window_for(request()))
-    assert body["stop"] == ["\n\n\n", ">>>>>>> UPDATED"]
+    assert body["prompt"] == format_prompt(build_input(request()), ZetaFormat.V0211SeedCoder)
+    assert body["stop"] == ["\n\n\n"]  # V0211SeedCoder has no stop tokens of its own: Zed relies on EOS
     assert (prediction.text, prediction.cursor) == (NEW_TEXT, NEW_CURSOR)
+    llm_server.answer("<|marker_1|><|marker_1|><[end▁of▁sentence]>")
+    # any other model name gets the editor's default, Zeta 2.1 (V0318SeedMultiRegions)
+    assert predict(make("openai", settings(llm_server, model="my-finetune"))).text is None
+    body = llm_server.requests[1].body
+    assert body["prompt"] == format_prompt(build_input(request()), ZetaFormat.V0318SeedMultiRegions)
+    assert body["stop"] == ["<[end▁of▁sentence]>"]
 
 
 def test_openai_answer_without_markers_fails_once(llm_server: LLMServer) -> None:
     llm_server.answer("def main():\n    greet(sys.argv[1])\n")
-    with pytest.raises(PredictionError, match="editable_region_start") as caught:
-        predict(make("openai", settings(llm_server)))
+    with pytest.raises(PredictionError, match="no marker tags found in output") as caught:
+        predict(make("openai", settings(llm_server, prompt_format="zeta2.1")))
     assert len(llm_server.requests) == 1
     assert kinds(caught.value.attempts) == [None]  # type: ignore[attr-defined]
     assert caught.value.raw_output.startswith("def main()")  # type: ignore[attr-defined]
 
 
-def test_openai_answer_cut_by_max_tokens_fails(llm_server: LLMServer) -> None:
-    llm_server.answer(ZETA2_ANSWER[:30], finish_reason="length")
-    with pytest.raises(PredictionError, match="cut off by max_tokens"):
-        predict(make("openai", settings(llm_server, prompt_format="zeta2")))
+def test_openai_answer_cut_by_max_tokens_fails_and_says_so(llm_server: LLMServer) -> None:
+    llm_server.answer("<|marker_1|>import sys", finish_reason="length")
+    with pytest.raises(PredictionError, match="cut the answer off at max_tokens"):
+        predict(make("openai", settings(llm_server, prompt_format="zeta2.1")))
 
 
 def test_openai_chat(llm_server: LLMServer) -> None:
@@ -449,7 +459,8 @@ def test_the_key_variable_must_be_set(llm_server: LLMServer, monkeypatch: pytest
         ("openai", {"model": None}, "needs a model name"),
         ("openai-chat", {"model": ""}, "needs a model name"),
         ("mistral-fim", {"model": None}, "needs a model name"),
-        ("openai", {"prompt_format": "sweep"}, "unknown prompt format"),
+        ("openai", {"prompt_format": "sweep"}, "`sweep` did not match any of:\n- V0112MiddleAtEnd\n"),
+        ("openai", {"prompt_format": "seed"}, "`seed` matched more than one of:"),
         ("openai", {"cache_mode": "sometimes"}, "unknown cache mode"),
         ("openai", {"cache_mode": "replay-only"}, "needs a cache directory"),
     ],

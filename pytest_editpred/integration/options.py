@@ -40,7 +40,7 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("provider", "completion provider: baseline, oracle, noop, openai, openai-chat, "
+    Option("provider", "completion provider: baseline, oracle, noop, openai, openai-chat, anthropic, "
            "llamacpp-infill, mistral-fim, replay, or an installed one", default="baseline"),
     Option("match", "how predictions are compared: exact, or whitespace-insensitive",
            kind="choice", default="exact", choices=("exact", "whitespace")),
@@ -55,7 +55,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("base_url", "model server base URL, e.g. http://localhost:8000"),
     Option("model", "model name sent to the server"),
     Option("api_key_env", "name of the environment variable that holds the API key"),
-    Option("prompt_format", "prompt format of the openai provider: zeta or zeta2", default="zeta"),
+    Option("prompt_format", "prompt format. openai: infer (by model name), zeta (Zeta 1), zeta2 "
+           "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions) or any Zed format name; openai-chat "
+           "and anthropic: teacher or teacher-jumps (Zed's teacher prompts)", default="infer"),
     Option("max_tokens", "maximum tokens to generate", kind="int", default=2048),
     Option("temperature", "sampling temperature", kind="float", default=0.0),
     Option("stop", "stop sequence (repeatable)", kind="list", default=()),

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from .._exceptions import ConfigError, EditPredError, InfrastructureError
+from .._prediction import Prediction
 from . import options
 from .collect import ExampleItem
 from .runner import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, Prepared
@@ -71,6 +72,24 @@ def _views(prepared: Prepared) -> tuple[dict[str, Any] | None, dict[str, Any] | 
     return view, view
 
 
+def _model_texts(
+    prediction: Prediction | None, prepared: Prepared | None, error: BaseException | None
+) -> tuple[Any, str | None]:
+    """The prompt the provider sent and the model's raw answer, clipped to
+    :data:`RECORDED_CHARS` each (an unusable answer hangs them on its error)."""
+    from .._clip import RECORDED_CHARS, clip, clip_prompt
+
+    source: Any = prediction
+    if prediction is None:
+        source = (prepared.prediction_error if prepared is not None else None) or error
+    prompt = (prediction.extra if prediction is not None else {}).get("prompt", getattr(source, "prompt", None))
+    raw = getattr(source, "raw_output", None)
+    return (
+        clip_prompt(prompt, RECORDED_CHARS) if prompt is not None else None,
+        clip(raw, RECORDED_CHARS) if isinstance(raw, str) else None,
+    )
+
+
 def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> dict[str, Any]:
     """One plain-data record per item (and trial), for reports and comparisons."""
     example = item.example
@@ -99,11 +118,14 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "predicted_patch": prediction.patch if prediction is not None else None,
         "predicted_text": prediction.text if prediction is not None else None,
         "predicted_cursor": None,
+        "prompt": None,
+        "raw_output": None,
         "matched_candidate": None,
         "best_candidate": None,
         "metrics": {},
         "notes": [],
     }
+    record["prompt"], record["raw_output"] = _model_texts(prediction, prepared, error)
     if prepared is not None:
         record["metrics"] = prepared.properties.get("metrics", {})
         record["reason"] = prepared.properties.get("reason")

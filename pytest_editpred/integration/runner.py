@@ -226,9 +226,7 @@ class Run:
         if prepared.prediction_error is not None:
             error = prepared.prediction_error
             props.update(outcome="failed", reason=f"unusable answer: {error.reason}")
-            raw = getattr(error, "raw_output", None)
-            if raw:
-                item.add_report_section("call", "editpred raw output", str(raw))
+            _show_model_texts(item, getattr(error, "prompt", None), getattr(error, "raw_output", None))
             pytest.fail(f"{item.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
         assert prediction is not None
         scene = prepared.scene
@@ -258,8 +256,7 @@ class Run:
         )
         if not problems:
             return
-        if prediction.raw_output:
-            item.add_report_section("call", "editpred raw output", prediction.raw_output)
+        _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
         best = (
             f"expected patch {verdict.best + 1} of {len(verdict.candidates)}"
             if verdict.best is not None
@@ -278,6 +275,18 @@ class Run:
             message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))
         pytest.fail("\n".join(message), pytrace=False)
+
+
+def _show_model_texts(item: pytest.Item, prompt: Any, raw_output: Any) -> None:
+    """A failure's prompt and raw answer, as report sections, clipped to
+    :data:`SHOWN_CHARS` each (the JSONL report keeps far more of them)."""
+    from .._clip import SHOWN_CHARS, clip, clip_prompt, prompt_text
+
+    shown = prompt_text(clip_prompt(prompt, SHOWN_CHARS))
+    if shown:
+        item.add_report_section("call", "editpred prompt", shown)
+    if isinstance(raw_output, str) and raw_output:
+        item.add_report_section("call", "editpred raw output", clip(raw_output, SHOWN_CHARS))
 
 
 def _skipped(item: pytest.Item) -> bool:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-from ._counts import ClassificationMetrics
 from ._local import change_between, common_prefix_length, common_suffix_length, local_window
 from ._tokens import RUST_WHITESPACE
 
@@ -113,50 +112,55 @@ def _free_positions(length: int, n: int, blocks: Iterable[tuple[int, int]]) -> I
 
 
 class _NgramDelta:
-    """``count(after) - count(before)`` per n-gram for one (before, after) pair, as a
-    bag per order (computed once: the actual side is shared by every candidate)."""
+    """``count(after) - count(before)`` per n-gram of every order, for one
+    (before, after) pair, split into what was added (``added``) and what was removed
+    (``removed``). Computed once per pair: the actual side is shared by every
+    candidate. An n-gram's order is its length, so one dict holds all six orders;
+    ``totals[n]`` is the size of the order-``n`` delta and ``present[n]`` says
+    whether either side has an n-gram of that order at all (step 4's P = R = 1 case).
+    """
+
+    __slots__ = ("added", "removed", "totals", "present")
 
     def __init__(self, before: str, after: str) -> None:
-        self.before = before
-        self.after = after
-        self.blocks: list[tuple[int, int, int]] | None = None
-        if len(before) + len(after) > _ALIGN_THRESHOLD:
-            self.blocks = _line_blocks(before, after)
-        self._bags: dict[int, tuple[bool, dict[str, int]]] = {}
-
-    def bag(self, n: int) -> tuple[bool, dict[str, int]]:
-        """(any n-gram at all, the delta as a bag with ``¬`` for removed n-grams)."""
-        if n not in self._bags:
-            self._bags[n] = self._bag(n)
-        return self._bags[n]
-
-    def _bag(self, n: int) -> tuple[bool, dict[str, int]]:
-        before, after = self.before, self.after
-        if len(before) < n and len(after) < n:
-            return False, {}
-        if self.blocks is None:
-            old = Counter([before[i : i + n] for i in range(len(before) - n + 1)])
-            new = Counter([after[i : i + n] for i in range(len(after) - n + 1)])
-        else:
-            old = Counter(
-                before[i : i + n]
-                for i in _free_positions(len(before), n, ((a, s) for a, _, s in self.blocks))
-            )
-            new = Counter(
-                after[i : i + n]
-                for i in _free_positions(len(after), n, ((b, s) for _, b, s in self.blocks))
-            )
-        bag: dict[str, int] = {}
+        blocks = _line_blocks(before, after) if len(before) + len(after) > _ALIGN_THRESHOLD else None
+        old_grams: list[str] = []
+        new_grams: list[str] = []
+        for n in range(1, CHR_F_CHAR_ORDER + 1):
+            if blocks is None:
+                old_grams += [before[i : i + n] for i in range(len(before) - n + 1)]
+                new_grams += [after[i : i + n] for i in range(len(after) - n + 1)]
+            else:
+                old_grams += [before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks))]
+                new_grams += [after[i : i + n] for i in _free_positions(len(after), n, ((b, s) for _, b, s in blocks))]
+        old, new = Counter(old_grams), Counter(new_grams)
+        added: dict[str, int] = {}
+        removed: dict[str, int] = {}
+        totals = [0] * (CHR_F_CHAR_ORDER + 1)
         for gram, count in new.items():
             delta = count - old.get(gram, 0)
             if delta > 0:
-                bag[gram] = delta
+                added[gram] = delta
+                totals[len(gram)] += delta
             elif delta < 0:
-                bag["¬" + gram] = -delta
-        for gram, count in old.items():
-            if gram not in new:
-                bag["¬" + gram] = count
-        return True, bag
+                removed[gram] = -delta
+                totals[len(gram)] -= delta
+        for gram in old.keys() - new.keys():
+            removed[gram] = count = old[gram]
+            totals[len(gram)] += count
+        self.added, self.removed, self.totals = added, removed, totals
+        longest = max(len(before), len(after))
+        self.present = [n <= longest for n in range(CHR_F_CHAR_ORDER + 1)]
+
+    def true_positives(self, other: _NgramDelta) -> list[int]:
+        """Per order, the size of the multiset intersection of the two deltas."""
+        if other is self:
+            return self.totals
+        tp = [0] * (CHR_F_CHAR_ORDER + 1)
+        for mine, theirs in ((self.added, other.added), (self.removed, other.removed)):
+            for gram in mine.keys() & theirs.keys():
+                tp[len(gram)] += min(mine[gram], theirs[gram])
+        return tp
 
 
 @lru_cache(maxsize=16)  # the (original, actual) pair is the same for every candidate
@@ -183,21 +187,22 @@ def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
         return DeltaChrF(100.0, 1.0, 1.0)
     expected_delta = _delta(original, expected)
     actual_delta = _delta(original, actual)
+    true_positives = expected_delta.true_positives(actual_delta)
     sum_precision = sum_recall = 0.0
     tp = fp = fn = 0
     for n in range(1, CHR_F_CHAR_ORDER + 1):
-        expected_any, expected_bag = expected_delta.bag(n)
-        actual_any, actual_bag = actual_delta.bag(n)
-        if not expected_any and not actual_any:
+        if not expected_delta.present[n] and not actual_delta.present[n]:
             sum_precision += 1.0
             sum_recall += 1.0
             continue
-        counts = ClassificationMetrics.from_counts(expected_bag, actual_bag)
-        sum_precision += counts.precision
-        sum_recall += counts.recall
-        tp += counts.true_positives
-        fp += counts.false_positives
-        fn += counts.false_negatives
+        hits = true_positives[n]
+        misses, extra = expected_delta.totals[n] - hits, actual_delta.totals[n] - hits
+        if hits:  # precision and recall are 0, not undefined, with a 0 denominator
+            sum_precision += hits / (hits + extra)
+            sum_recall += hits / (hits + misses)
+        tp += hits
+        fp += extra
+        fn += misses
     precision = sum_precision / CHR_F_CHAR_ORDER
     recall = sum_recall / CHR_F_CHAR_ORDER
     beta2 = CHR_F_BETA * CHR_F_BETA

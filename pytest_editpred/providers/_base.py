@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import httpx
@@ -26,7 +26,7 @@ from .._prediction import Prediction
 from .._request import PredictionRequest
 from .._settings import Settings
 from ._endpoint import Endpoint, Reply, malformed
-from ._http import Backoff, HTTPTransport, attach
+from ._http import Backoff, HTTPTransport, attach, bearer_headers
 from ._registry import Completion
 from ._window import Answer, Window, window_for
 
@@ -47,7 +47,9 @@ class HTTPProvider(ABC):
                 fix="Give --editpred-model, the name the server serves the model under.",
             )
         self.settings = settings
-        self.endpoint = Endpoint(settings, provider=self.name, path=self.path, http=http or HTTPTransport(settings))
+        self.endpoint = Endpoint(
+            settings, provider=self.name, path=self.path, http=http or HTTPTransport(settings), headers=self.headers
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.settings.model!r}, endpoint={self.endpoint!r})"
@@ -67,6 +69,10 @@ class HTTPProvider(ABC):
         """The answer in the reply; :class:`PredictionError` if it is unusable."""
 
     # -- shared --------------------------------------------------------------------
+
+    def headers(self, key: str | None) -> Mapping[str, str]:
+        """The headers that carry the API key; a server with its own scheme overrides this."""
+        return bearer_headers(key)
 
     def window(self, request: PredictionRequest) -> Window:
         return window_for(request)

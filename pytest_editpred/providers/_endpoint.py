@@ -19,7 +19,7 @@ from .._exceptions import ConfigError, EditPredError, PredictionError
 from .._prediction import Attempt
 from .._settings import Settings
 from ._cache import ResponseCache, cache_key
-from ._http import BASE_URL_FIX, HTTPTransport, api_key, attach, endpoint_url, safe_url
+from ._http import BASE_URL_FIX, HeaderHook, HTTPTransport, api_key, attach, endpoint_url, safe_url
 
 __all__ = ["Endpoint", "Fetched", "Reply", "malformed"]
 
@@ -89,8 +89,10 @@ class Endpoint:
         provider: str,
         path: str,
         http: HTTPTransport,
+        headers: HeaderHook | None = None,
     ) -> None:
         self.settings = settings
+        self.headers = headers  # how the key is sent (None: Authorization: Bearer)
         self.provider = provider
         self.path = path
         self.base_url = check_base_url(settings)
@@ -123,7 +125,7 @@ class Endpoint:
                 log.warning("ignoring cache file %s: %s", hit.path, error.reason)
         if self.cache.replay_only:
             raise self.cache.miss(key, self.url)
-        response = await self.http.post_json(self.url, body)
+        response = await self.http.post_json(self.url, body, headers=self.headers)
         try:
             value = extract(response.data)
         except EditPredError as error:

@@ -1,10 +1,9 @@
-"""The user's edit history as prompts show it.
+"""The user's edit history as the project's own chat prompt shows it.
 
-Two spellings exist and models are trained on exactly one of them, so both are kept
-byte-for-byte: Zeta 1 writes ``User edited "path":`` followed by a fenced diff of
-the hunks; zeta2 (and our chat prompt) writes a git-style section with
-``--- a/old_path`` / ``+++ b/path`` headers (Zed's ``write_event``), preceded by
-``// User accepted prediction:`` when the edit was an accepted prediction.
+A git-style section per event with ``--- a/old_path`` / ``+++ b/path`` headers
+(close to Zed's ``write_event``), preceded by ``// User accepted prediction:`` when
+the edit was an accepted prediction. Zed's own renderings, byte for byte, are in
+:mod:`pytest_editpred.zeta._history` and ``_zeta1``.
 
 Histories are trimmed oldest-first to a token budget (bytes/3, as Zed estimates), so
 a long session never crowds the cursor excerpt out of the prompt.
@@ -12,13 +11,12 @@ a long session never crowds the cursor excerpt out of the prompt.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 from .._example import ACCEPTED_PREDICTION_MARKER
 from .._request import EditEvent
 
-__all__ = ["HISTORY_TOKENS", "hunks", "zeta1_event", "git_event", "zeta1_history", "git_history"]
+__all__ = ["HISTORY_TOKENS", "hunks", "git_event", "git_history"]
 
 HISTORY_TOKENS = 2048
 
@@ -34,22 +32,6 @@ def hunks(diff: str) -> str:
         index += 1
     body = "".join(lines[index:])
     return body if not body or body.endswith("\n") else body + "\n"
-
-
-def _quoted(path: str) -> str:
-    """A path as Rust's ``{:?}`` prints it (Zeta 1 was trained on that)."""
-    return json.dumps(path, ensure_ascii=False)
-
-
-def zeta1_event(event: EditEvent) -> str:
-    """``User edited "path":`` and a fenced diff, no trailing newline."""
-    text = ""
-    if event.old_path and event.old_path != event.path:
-        text += f"User renamed {_quoted(event.old_path)} to {_quoted(event.path)}\n\n"
-    body = hunks(event.diff)
-    if body:
-        text += f"User edited {_quoted(event.path)}:\n```diff\n{body}```"
-    return text.rstrip("\n")
 
 
 def git_event(event: EditEvent) -> str:
@@ -73,11 +55,6 @@ def _budgeted(events: Sequence[EditEvent], render: Callable[[EditEvent], str], b
         kept.append(text)
     kept.reverse()
     return kept
-
-
-def zeta1_history(events: Sequence[EditEvent], budget: int = HISTORY_TOKENS) -> str:
-    """Zeta 1's ``### User Edits:`` body: events separated by a blank line."""
-    return "\n\n".join(_budgeted(events, zeta1_event, budget))
 
 
 def git_history(events: Sequence[EditEvent], budget: int = HISTORY_TOKENS) -> str:

@@ -11,7 +11,8 @@ not retried either: :class:`PredictionError`, and the item fails.
 
 Every attempt has a hard deadline (``settings.timeout``) on top of httpx's own
 timeouts, so nothing can hang. The API key is read from the environment for each
-request, sent as ``Authorization: Bearer`` and never stored, logged, or put in an
+request, sent as ``Authorization: Bearer`` (or in the provider's own header, e.g.
+Anthropic's ``x-api-key``) and never stored, logged, or put in an
 error message (server messages are scrubbed of it before they are shown).
 
 A provider's requests share ``settings.concurrency`` connections, so that many can
@@ -40,7 +41,7 @@ import ssl
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncGenerator, Awaitable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -52,7 +53,10 @@ from .._prediction import Attempt
 from .._settings import Settings
 from ._plain_http import PlainHTTPTransport
 
-__all__ = ["Backoff", "HTTPTransport", "Response", "api_key", "attach", "endpoint_url", "redact", "safe_url"]
+__all__ = [
+    "Backoff", "HTTPTransport", "HeaderHook", "Response", "api_key", "attach", "bearer_headers", "endpoint_url",
+    "redact", "safe_url",
+]
 
 log = logging.getLogger("pytest_editpred.providers")
 
@@ -134,6 +138,15 @@ def api_key(settings: Settings) -> str | None:
             fix=f"Export {settings.api_key_env}, or drop --editpred-api-key-env for a server without keys.",
         )
     return key
+
+
+#: ``headers(key)``: the headers that carry the API key (``None`` without one).
+HeaderHook = Callable[[str | None], Mapping[str, str]]
+
+
+def bearer_headers(secret: str | None) -> dict[str, str]:
+    """The OpenAI convention, used by every provider that does not say otherwise."""
+    return {"Authorization": f"Bearer {secret}"} if secret else {}
 
 
 def redact(text: str, secret: str | None) -> str:
@@ -382,20 +395,23 @@ class HTTPTransport:
                 kind, detail = "network", type(error).__name__
             return None, kind, detail, time.monotonic() - started
 
-    async def post_json(self, url: str, body: Mapping[str, Any]) -> Response:
+    async def post_json(
+        self, url: str, body: Mapping[str, Any], *, headers: HeaderHook | None = None
+    ) -> Response:
         """POST ``body``; the first 2xx with a JSON body, or an exception that
-        carries every attempt (``error.attempts``)."""
+        carries every attempt (``error.attempts``). ``headers(key)`` gives the
+        headers that carry the key (and any other fixed ones) for APIs that do not
+        take ``Authorization: Bearer`` (default: :func:`bearer_headers`)."""
         secret = api_key(self.settings)
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": _user_agent()}
-        if secret:
-            headers["Authorization"] = f"Bearer {secret}"
+        request_headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": _user_agent()}
+        request_headers.update((headers or bearer_headers)(secret))
         shown = safe_url(url)
         try:
             request = httpx.Request(
                 "POST",
                 _parsed(url),
                 content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
-                headers=headers,
+                headers=request_headers,
                 extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
             )
         except httpx.InvalidURL as error:

@@ -1,12 +1,12 @@
 """``openai`` and ``openai-chat``: OpenAI-compatible servers (vLLM, SGLang,
 llama.cpp's server, Ollama, hosted APIs).
 
-``openai`` sends a raw prompt to ``/v1/completions`` in ``settings.prompt_format``
-(``zeta`` or ``zeta2``, see :mod:`._prompts`); the format's end marker is always
-added to the stop sequences, so the server stops as soon as the region is written.
-``openai-chat`` sends a system + user instruction prompt to
-``/v1/chat/completions`` and reads the last fenced code block; it ignores
-``prompt_format``.
+``openai`` sends a raw prompt to ``/v1/completions`` in one of Zed's Zeta prompt
+formats (``settings.prompt_format``, see :mod:`._zeta_prompt`), with the format's
+stop tokens, and parses the answer as Zed does. ``openai-chat`` sends a system +
+user instruction prompt to ``/v1/chat/completions`` and reads the last fenced code
+block; with ``prompt_format`` ``teacher`` or ``teacher-jumps`` it sends Zed's
+teacher prompt instead, as one user message (see :mod:`._teacher_prompt`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,10 @@ from .._settings import Settings
 from ._base import HTTPProvider, factory, first_choice, openai_usage
 from ._endpoint import Reply, malformed
 from ._http import HTTPTransport
-from ._prompts import chat_messages, completion_format, parse_chat
+from ._prompts import chat_messages, parse_chat
+from ._teacher_prompt import TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
 from ._window import Answer, Window
+from ._zeta_prompt import ZetaWindow, parse_zeta_reply, zeta_format, zeta_stop_tokens, zeta_window
 
 __all__ = ["OpenAICompletions", "OpenAIChat", "make_openai", "make_openai_chat"]
 
@@ -30,21 +32,25 @@ def _model(data: dict[str, Any]) -> str | None:
 
 
 class OpenAICompletions(HTTPProvider):
-    """raw prompts to /v1/completions, in the zeta or zeta2 format."""
+    """raw prompts to /v1/completions, in one of Zed's Zeta prompt formats."""
 
     name = "openai"
     path = "/v1/completions"
 
     def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
-        self.format = completion_format(settings.prompt_format)
+        self.format = zeta_format(settings.prompt_format, settings.model)
         super().__init__(settings, http=http)
+
+    def window(self, request: PredictionRequest) -> Window:
+        return zeta_window(request, self.format)
 
     def stop(self) -> list[str]:
         stop = list(self.settings.stop)
-        return stop + [marker for marker in self.format.stop if marker not in stop]
+        return stop + [token for token in zeta_stop_tokens(self.format) if token not in stop]
 
     def build(self, request: PredictionRequest, window: Window) -> tuple[dict[str, Any], Any]:
-        prompt = self.format.render(request, window)
+        assert isinstance(window, ZetaWindow)
+        prompt = window.prompt + window.prefill
         return {"model": self.settings.model, "prompt": prompt, **self.sampling()}, prompt
 
     def extract(self, data: Any) -> Reply:
@@ -56,7 +62,7 @@ class OpenAICompletions(HTTPProvider):
         return Reply(text, reason if isinstance(reason, str) else None, openai_usage(data), _model(data))
 
     def parse(self, reply: Reply, window: Window) -> Answer:
-        return self.format.parse(reply.text, window, reply.truncated)
+        return parse_zeta_reply(reply.text, window, reply.truncated)
 
 
 class OpenAIChat(HTTPProvider):
@@ -65,7 +71,17 @@ class OpenAIChat(HTTPProvider):
     name = "openai-chat"
     path = "/v1/chat/completions"
 
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
+        self.teacher = teacher_prompt_name(settings, provider=self.name, default=None)
+        super().__init__(settings, http=http)
+
+    def window(self, request: PredictionRequest) -> Window:
+        return teacher_window(request, self.teacher) if self.teacher else super().window(request)
+
     def build(self, request: PredictionRequest, window: Window) -> tuple[dict[str, Any], Any]:
+        if isinstance(window, TeacherWindow):
+            messages = [{"role": "user", "content": window.prompt}]
+            return {"model": self.settings.model, "messages": messages, **self.sampling()}, messages
         messages = chat_messages(request, window)
         return {"model": self.settings.model, "messages": messages, **self.sampling()}, messages
 
@@ -79,6 +95,8 @@ class OpenAIChat(HTTPProvider):
         return Reply(content, reason if isinstance(reason, str) else None, openai_usage(data), _model(data))
 
     def parse(self, reply: Reply, window: Window) -> Answer:
+        if isinstance(window, TeacherWindow):
+            return parse_teacher_reply(reply.text, window, reply.truncated)
         return parse_chat(reply.text, window, reply.truncated)
 
 

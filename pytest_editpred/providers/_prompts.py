@@ -1,82 +1,29 @@
-"""Prompt formats and the parsing of their answers.
+"""The project's own chat prompt (``openai-chat``) and FIM parts, and parsing their answers.
 
-A format is a pair of pure functions: ``render(request, window)`` builds the prompt,
-``parse(output, window, truncated)`` turns the model's text back into the new text of
-the cursor file (:class:`~._window.Answer`). They are pure so the exact prompt can be
-pinned by golden tests and a cached answer parses the same way every time.
+Zed's Zeta formats live in :mod:`pytest_editpred.zeta` and its teacher prompts in
+:mod:`._teacher_prompt`; this is the instruction prompt for chat models that know
+no Zed format: a system + user prompt showing the history and the excerpt with the
+editable region marked. The answer is the last closed fenced code block (a fence
+never closed yields no block, as in Zed), or ``NO_EDITS``. Both functions are pure,
+so the exact prompt can be pinned by golden tests and a cached answer parses the
+same way every time.
 
-``zeta`` (Zeta 1, §5.3)::
-
-    ### Instruction:
-    {ZETA1_INSTRUCTION}
-
-    ### User Edits:
-
-    User edited "path":
-    ```diff
-    @@ ... @@
-    ```
-
-    ### User Excerpt:
-
-    ```path
-    <|start_of_file|>            (only when the context starts the file)
-    context above
-    <|editable_region_start|>
-    region with <|user_cursor_is_here|>
-    <|editable_region_end|>
-    context below
-    ```
-
-    ### Response:
-
-The answer repeats the excerpt with the region rewritten; the text between the
-region markers is the new region (the request stops at ``<|editable_region_end|>``).
-
-``zeta2`` (the git-merge-marker format V0120, §5.3/§5.4)::
-
-    <|file_sep|>edit history
-    --- a/path
-    +++ b/path
-    @@ ... @@
-    <|file_sep|>path
-    <|fim_prefix|>context above<|fim_suffix|>context below
-    <|fim_middle|><<<<<<< CURRENT
-    region with <|user_cursor|>
-    =======
-
-The answer is the updated region followed by ``>>>>>>> UPDATED``.
-
-The chat format (``openai-chat``) is a system + user instruction prompt showing the
-history and the excerpt with the region marked; the answer is the last closed fenced
-code block (a fence never closed yields no block, as in Zed), or ``NO_EDITS``.
-
-An answer without the markers a format needs, or cut off by ``max_tokens``, is a
+An answer without a closed code block, or cut off by ``max_tokens``, is a
 :class:`PredictionError`: the item fails, it is the model's fault.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
-from .._exceptions import ConfigError, PredictionError
+from .._exceptions import PredictionError
 from .._request import PredictionRequest
-from ._history import git_history, zeta1_history
+from ._history import git_history
 from ._window import Answer, Window
 
 __all__ = [
     "CURSOR",
-    "ZETA1_CURSOR",
-    "COMPLETION_FORMATS",
-    "CompletionFormat",
-    "completion_format",
-    "render_zeta1",
-    "parse_zeta1",
-    "render_zeta2",
-    "parse_zeta2",
     "chat_messages",
     "parse_chat",
     "fim_parts",
@@ -84,20 +31,9 @@ __all__ = [
 ]
 
 CURSOR = "<|user_cursor|>"
-ZETA1_CURSOR = "<|user_cursor_is_here|>"
-START_OF_FILE = "<|start_of_file|>"
 REGION_START = "<|editable_region_start|>"
 REGION_END = "<|editable_region_end|>"
-MERGE_CURRENT = "<<<<<<< CURRENT\n"
-MERGE_SEPARATOR = "=======\n"
-MERGE_UPDATED = ">>>>>>> UPDATED"
 NO_EDITS = "NO_EDITS"
-
-ZETA1_INSTRUCTION = (
-    "You are a code completion assistant and your task is to analyze user edits and then "
-    "rewrite an excerpt that the user provides, suggesting the appropriate edits within the "
-    "excerpt, taking into account the cursor location."
-)
 
 CHAT_SYSTEM = (
     "You predict the next edit a programmer makes in their code editor. You are shown "
@@ -137,88 +73,6 @@ def _truncated(fmt: str, output: str) -> PredictionError:
         f"it ends with {_cut(output[-200:])}",
         fix="Raise max_tokens (--editpred-max-tokens), or shrink the editable region.",
     )
-
-
-# -- Zeta 1 ------------------------------------------------------------------------
-
-
-def render_zeta1(request: PredictionRequest, window: Window) -> str:
-    excerpt = (
-        f"```{window.path}\n"
-        + (f"{START_OF_FILE}\n" if window.at_file_start else "")
-        + window.before_region
-        + f"{REGION_START}\n"
-        + window.region_before_cursor
-        + ZETA1_CURSOR
-        + window.region_after_cursor
-        + f"\n{REGION_END}"
-        + window.after_region
-        + "\n```"
-    )
-    return (
-        f"### Instruction:\n{ZETA1_INSTRUCTION}\n\n"
-        f"### User Edits:\n\n{zeta1_history(request.events)}\n\n"
-        f"### User Excerpt:\n\n{excerpt}\n\n"
-        "### Response:\n"
-    )
-
-
-def parse_zeta1(output: str, window: Window, truncated: bool = False) -> Answer:
-    """The text between the region markers is the new region (Zed's zeta1 parser,
-    plus the cursor token's position)."""
-    count = output.count(REGION_START)
-    if count != 1:
-        raise _unusable(f"the answer has {count} {REGION_START!r} markers, expected one", output, "zeta")
-    if output.count(REGION_END) > 1:
-        raise _unusable(f"the answer has more than one {REGION_END!r} marker", output, "zeta")
-    after = output[output.index(REGION_START) + len(REGION_START) :]
-    newline = after.find("\n")
-    if newline < 0:
-        if truncated:
-            raise _truncated("zeta", output)
-        raise _unusable(f"no line break after {REGION_START!r}", output, "zeta")
-    body = after[newline + 1 :]
-    end = body.find(REGION_END)
-    if end >= 0:
-        region = body[:end]
-    elif truncated:
-        raise _truncated("zeta", output)
-    else:  # the server stopped on the end marker, which it does not echo
-        region = body
-    region = region[:-1] if region.endswith("\n") else region
-    region, cursor = _take_cursor(region, ZETA1_CURSOR)
-    return window.replace_region(region, cursor)
-
-
-# -- zeta2 (git merge markers) -----------------------------------------------------
-
-
-def render_zeta2(request: PredictionRequest, window: Window) -> str:
-    history = git_history(request.events)
-    prompt = f"<|file_sep|>edit history\n{history}" if history else ""
-    suffix = window.after_region
-    suffix = suffix[1:] if suffix.startswith("\n") else suffix
-    prompt += f"<|file_sep|>{window.path}\n<|fim_prefix|>{window.before_region}<|fim_suffix|>{suffix}"
-    if not prompt.endswith("\n"):
-        prompt += "\n"
-    prompt += f"<|fim_middle|>{MERGE_CURRENT}{window.region_before_cursor}{CURSOR}{window.region_after_cursor}"
-    if not prompt.endswith("\n"):
-        prompt += "\n"
-    return prompt + MERGE_SEPARATOR
-
-
-def parse_zeta2(output: str, window: Window, truncated: bool = False) -> Answer:
-    """§5.4: the answer up to ``>>>>>>> UPDATED`` is the new region, as whole lines;
-    the first ``<|user_cursor|>`` is the cursor."""
-    end = output.find(MERGE_UPDATED)
-    if end >= 0:
-        region = output[:end]
-    elif truncated:
-        raise _truncated("zeta2", output)
-    else:  # the server stopped on the end marker, which it does not echo
-        region = output
-    region, cursor = _take_cursor(region, CURSOR)
-    return window.replace_region_lines(region, cursor)
 
 
 # -- chat --------------------------------------------------------------------------
@@ -352,33 +206,3 @@ def parse_chat(output: str, window: Window, truncated: bool = False) -> Answer:
 def fim_parts(window: Window) -> tuple[str, str]:
     """Prefix and suffix for FIM endpoints: the context split at the cursor."""
     return window.text[window.context_start : window.cursor], window.text[window.cursor : window.context_end]
-
-
-# -- registry for raw-completion endpoints -----------------------------------------
-
-
-@dataclass(frozen=True)
-class CompletionFormat:
-    """A raw-prompt format: how to render, how to parse, where the server may stop."""
-
-    name: str
-    render: Callable[[PredictionRequest, Window], str]
-    parse: Callable[[str, Window, bool], Answer]
-    stop: tuple[str, ...]
-
-
-COMPLETION_FORMATS: dict[str, CompletionFormat] = {
-    "zeta": CompletionFormat("zeta", render_zeta1, parse_zeta1, (REGION_END,)),
-    "zeta2": CompletionFormat("zeta2", render_zeta2, parse_zeta2, (MERGE_UPDATED,)),
-}
-_ALIASES = {"zeta1": "zeta"}
-
-
-def completion_format(name: str) -> CompletionFormat:
-    found = COMPLETION_FORMATS.get(_ALIASES.get(name, name))
-    if found is None:
-        raise ConfigError(
-            f"unknown prompt format {name!r}",
-            fix=f"Pick one of: {', '.join(COMPLETION_FORMATS)} (--editpred-prompt-format).",
-        )
-    return found

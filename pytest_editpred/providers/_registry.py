@@ -25,6 +25,7 @@ BUILTIN: dict[str, str] = {
     "baseline": "._baseline:make_baseline",
     "openai": "._openai:make_openai",
     "openai-chat": "._openai:make_openai_chat",
+    "anthropic": "._anthropic:make_anthropic",
     "llamacpp-infill": "._fim:make_llamacpp_infill",
     "mistral-fim": "._fim:make_mistral_fim",
     "replay": "._replay:make_replay",

@@ -1,0 +1,392 @@
+"""§3.3–§3.6: the editable region and the context around it, inside the excerpt.
+
+Every formatter and parser goes through :func:`resolve_cursor_region`, so a prompt
+and the parse of its answer always agree on the region. Offsets are characters into
+the excerpt; every token cost is UTF-8 bytes // 3, as in Zed, so a non-ASCII line
+costs what it costs there.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Protocol
+
+from ._input import ExcerptRanges, ZetaInput, nbytes
+
+__all__ = [
+    "CursorRegion",
+    "FORMAT_BUDGETS",
+    "compute_editable_and_context_ranges",
+    "compute_legacy_excerpt_ranges",
+    "compute_v0327_editable_range",
+    "resolve_cursor_region",
+]
+
+Range = tuple[int, int]
+
+# §2.1 "Editable, context tokens": variant name -> (E, C). V0327 has no C (§3.6).
+FORMAT_BUDGETS: dict[str, tuple[int, int]] = {
+    "V0112MiddleAtEnd": (150, 350),
+    "V0113Ordered": (150, 350),
+    "V0114180EditableRegion": (180, 350),
+    "V0120GitMergeMarkers": (350, 150),
+    "V0131GitMergeMarkersPrefix": (350, 150),
+    "V0211Prefill": (350, 150),
+    "V0211SeedCoder": (350, 150),
+    "V0331SeedCoderModelPy": (350, 150),
+    "v0226Hashline": (350, 150),
+    "V0304VariableEdit": (1024, 0),
+    "V0304SeedNoEdits": (350, 150),
+    "V0306SeedMultiRegions": (350, 150),
+    "V0316SeedMultiRegions": (350, 150),
+    "V0317SeedMultiRegions": (350, 150),
+    "V0318SeedMultiRegions": (350, 150),
+    "V0327SingleFile": (350, 0),
+    "V0420Diagnostics": (350, 150),
+    "V0608QwenMultiRegions": (350, 150),
+    "V0615HashRegions": (8000, 0),
+}
+
+# §2.1 "Ranges when syntax_ranges is None": (editable field, context field) for the
+# formats whose fallback is a plain pair; V0304VariableEdit and V0615 are special.
+_FALLBACK_FIELDS: dict[tuple[int, int], tuple[str, str]] = {
+    (150, 350): ("editable_150", "editable_150_context_350"),
+    (180, 350): ("editable_180", "editable_180_context_350"),
+    (350, 150): ("editable_350", "editable_350_context_150"),
+}
+
+
+class _Named(Protocol):
+    """A ``ZetaFormat`` member, seen only through its name (no import cycle)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class CursorRegion:
+    """§3.5's result: ``context_text`` is ``excerpt[context_range]``; ``editable_range``
+    and ``cursor`` are relative to it."""
+
+    context_text: str
+    editable_range: Range
+    context_range: Range
+    cursor: int
+
+
+class _Rows:
+    """Line starts and per-row token costs of one excerpt (§3.3 definitions)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        starts = [0]
+        index = text.find("\n")
+        while index >= 0:
+            starts.append(index + 1)
+            index = text.find("\n", index + 1)
+        self.starts = starts
+        self.max_row = len(starts) - 1
+        ascii_text = text.isascii()
+        self.costs = []
+        for row in range(len(starts)):
+            line = text[starts[row] : self.row_end(row)]
+            self.costs.append(max(1, (len(line) if ascii_text else nbytes(line)) // 3))
+
+    def row_of(self, offset: int) -> int:
+        """The row whose start is ``offset``, else the one with the largest start below."""
+        return max(0, bisect_right(self.starts, offset) - 1)
+
+    def row_end(self, row: int) -> int:
+        return self.starts[row + 1] - 1 if row < self.max_row else len(self.text)
+
+    def tokens(self, start: int, end: int) -> int:
+        """Sum of the costs of rows ``start`` to ``end - 1``."""
+        return sum(self.costs[start:end])
+
+    def span(self, start_row: int, end_row: int) -> Range:
+        return self.starts[start_row], self.row_end(end_row)
+
+
+def _expand_symmetric(rows: _Rows, row: int, budget: int) -> tuple[int, int, int]:
+    """§3.1 on excerpt rows: a row that does not fit, either way, stops everything."""
+    start = end = row
+    budget = max(0, budget - rows.costs[row])
+    while budget > 0 and (start > 0 or end < rows.max_row):
+        if end < rows.max_row:
+            if rows.costs[end + 1] > budget:
+                break
+            end += 1
+            budget -= rows.costs[end]
+        if start > 0 and budget > 0:
+            if rows.costs[start - 1] > budget:
+                break
+            start -= 1
+            budget -= rows.costs[start]
+    return start, end, budget
+
+
+def _step(rows: _Rows, start: int, end: int, budget: int, up: bool) -> tuple[int, int, int, bool]:
+    """One line up or down, only when it exists and fits."""
+    if up and start > 0 and rows.costs[start - 1] <= budget:
+        return start - 1, end, budget - rows.costs[start - 1], True
+    if not up and end < rows.max_row and rows.costs[end + 1] <= budget:
+        return start, end + 1, budget - rows.costs[end + 1], True
+    return start, end, budget, False
+
+
+def _expand_linewise(rows: _Rows, start: int, end: int, budget: int, prefer_up: bool) -> tuple[int, int, int]:
+    """§3.3 step 4: a line that does not fit is skipped; a round adding nothing stops."""
+    while budget > 0 and (start > 0 or end < rows.max_row):
+        start, end, budget, first = _step(rows, start, end, budget, prefer_up)
+        second = False
+        if budget > 0:
+            start, end, budget, second = _step(rows, start, end, budget, not prefer_up)
+        if not (first or second):
+            break
+    return start, end, budget
+
+
+def _boundaries(rows: _Rows, syntax_ranges: tuple[Range, ...], start: int, end: int) -> list[Range]:
+    """Row spans of the syntax ranges that extend ``[start, end]``, innermost first,
+    consecutive duplicates dropped."""
+    kept: list[Range] = []
+    for node_start, node_end in syntax_ranges:
+        bounds = rows.row_of(node_start), rows.row_of(node_end)
+        if bounds[0] >= start and bounds[1] <= end:
+            continue
+        if kept and kept[-1] == bounds:
+            continue
+        kept.append(bounds)
+    return kept
+
+
+def _walk_boundaries(
+    rows: _Rows, syntax_ranges: tuple[Range, ...], start: int, end: int, budget: int
+) -> tuple[int, int, int, bool]:
+    """§3.3 step 2: adopt whole syntax boundaries while they fit; the first that does
+    not fit ends the walk. Returns the rows, the budget left, and whether any was adopted."""
+    adopted = False
+    for bound_start, bound_end in _boundaries(rows, syntax_ranges, start, end):
+        cost = 0
+        if bound_start < start:
+            cost += rows.tokens(bound_start, start)
+        if bound_end > end:
+            cost += rows.tokens(end + 1, bound_end + 1)
+        if cost > budget:
+            break
+        budget -= cost
+        start, end = min(start, bound_start), max(end, bound_end)
+        adopted = True
+    return start, end, budget, adopted
+
+
+def compute_editable_and_context_ranges(
+    excerpt: str,
+    cursor: int,
+    syntax_ranges: tuple[Range, ...] | list[Range] | None,
+    editable_tokens: int,
+    context_tokens: int,
+) -> tuple[Range, Range]:
+    """§3.3: ``(editable, context)`` character ranges of ``excerpt``; neither includes
+    its last row's newline."""
+    return _editable_and_context(_Rows(excerpt), cursor, tuple(syntax_ranges or ()), editable_tokens, context_tokens)
+
+
+def _editable_and_context(
+    rows: _Rows, cursor: int, nodes: tuple[Range, ...], editable_tokens: int, context_tokens: int
+) -> tuple[Range, Range]:
+    initial = (editable_tokens * 3) // 4
+    s0, e0, left = _expand_symmetric(rows, rows.row_of(cursor), initial)
+    remaining = left + (editable_tokens - initial)
+    start, end, remaining, _ = _walk_boundaries(rows, nodes, s0, e0, remaining)
+    prefer_up = (s0 - start) <= (end - e0)
+    start, end, _ = _expand_linewise(rows, start, end, remaining, prefer_up)
+    editable = rows.span(start, end)
+
+    start, end = rows.row_of(editable[0]), rows.row_of(editable[1])
+    start, end, _, adopted = _walk_boundaries(rows, nodes, start, end, context_tokens)
+    if not adopted:
+        start, end, _ = _expand_linewise(rows, start, end, context_tokens, True)
+    return editable, rows.span(start, end)
+
+
+def compute_legacy_excerpt_ranges(
+    excerpt: str, cursor: int, syntax_ranges: tuple[Range, ...] | list[Range] | None
+) -> ExcerptRanges:
+    """§3.4: every precomputed pair, all optional fields set."""
+
+    rows, nodes = _Rows(excerpt), tuple(syntax_ranges or ())
+
+    def ranges(editable_tokens: int, context_tokens: int) -> tuple[Range, Range]:
+        return _editable_and_context(rows, cursor, nodes, editable_tokens, context_tokens)
+
+    e150, c150_350 = ranges(150, 350)
+    e180, c180_350 = ranges(180, 350)
+    e350, c350_150 = ranges(350, 150)
+    e512, _ = ranges(512, 0)
+    return ExcerptRanges(
+        editable_150=e150,
+        editable_180=e180,
+        editable_350=e350,
+        editable_150_context_350=c150_350,
+        editable_180_context_350=c180_350,
+        editable_350_context_150=c350_150,
+        editable_512=e512,
+        editable_350_context_512=ranges(350, 512)[1],
+        editable_350_context_1024=ranges(350, 1024)[1],
+        context_4096=ranges(350, 4096)[1],
+        context_8192=ranges(350, 8192)[1],
+    )
+
+
+# -- §3.6 ------------------------------------------------------------------------
+
+# Rust's ``char::is_whitespace`` (Unicode White_Space); Python's ``str.isspace`` also
+# counts \x1c-\x1f, which would make a different line blank.
+_RUST_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+_TAIL_WORDS = frozenset({"break", "continue", "return", "throw", "end"})
+
+
+def _good_start(line: str) -> bool:
+    """§8.1: not blank, and not a structural tail (closer or jump keyword)."""
+    trimmed = line.strip(_RUST_WHITESPACE)
+    if not trimmed or trimmed[0] in "}])":
+        return False
+    return trimmed.rstrip(";") not in _TAIL_WORDS
+
+
+def _marker_offsets(text: str, min_lines: int, max_lines: int) -> list[int]:
+    """§8.1 ``compute_marker_offsets_with_limits`` (a private copy for §3.6: the
+    multi-region module owns the public one)."""
+    if not text:
+        return [0, 0]
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    starts = []
+    position = 0
+    for line in lines:
+        starts.append(position)
+        position += len(line) + 1
+    count = len(lines)
+
+    def blank(i: int) -> bool:
+        return not lines[i].strip(_RUST_WHITESPACE)
+
+    def first_good(i: int) -> int | None:
+        return next((j for j in range(i, min(i + 5, count)) if _good_start(lines[j])), None)
+
+    offsets, last, i = [0], 0, 0
+    while i < count:
+        gap = i - last
+        if gap >= min_lines and not blank(i) and blank(i - 1):
+            target = i if _good_start(lines[i]) else (first_good(i) or i)
+            if count - target >= min_lines and starts[target] > offsets[-1]:
+                offsets.append(starts[target])
+                last, i = target, target + 1
+                continue
+        if gap >= max_lines:
+            found = first_good(i)
+            target = i if found is None else found
+            if starts[target] > offsets[-1]:
+                offsets.append(starts[target])
+                last, i = target, target + 1
+                continue
+        i += 1
+    if offsets[-1] != len(text):
+        offsets.append(len(text))
+    return offsets
+
+
+def _cursor_block(offsets: list[int], cursor: int) -> int:
+    """§8.4 ``cursor_block_index``."""
+    for k in range(len(offsets) - 1):
+        if offsets[k] <= cursor < offsets[k + 1]:
+            return k
+    return len(offsets) - 2
+
+
+def compute_v0327_editable_range(excerpt: str, cursor: int, editable_tokens: int = 350) -> Range:
+    """§3.6: a byte window of ``3 * E`` around the cursor, snapped to whole lines, then
+    trimmed to V0318 marker boundaries (limits 6, 16) so the region starts and ends on
+    a block edge."""
+    if not excerpt:
+        return 0, 0
+    data = excerpt.encode("utf-8")
+    cursor_b = nbytes(excerpt[:cursor])
+    size = max(1, editable_tokens * 3)
+    start_b = max(cursor_b - size // 2, 0)
+    end_b = min(start_b + size, len(data))
+    if end_b - start_b < size:
+        start_b = max(end_b - size, 0)
+    start_b = data.rfind(b"\n", 0, start_b) + 1
+    newline = data.find(b"\n", end_b)
+    end_b = len(data) if newline < 0 else newline + 1
+    if start_b >= end_b:
+        start_b = data.rfind(b"\n", 0, cursor_b) + 1
+        newline = data.find(b"\n", cursor_b)
+        end_b = len(data) if newline < 0 else newline + 1
+    # both ends are line edges, hence character boundaries
+    start = len(data[:start_b].decode("utf-8"))
+    end = start + len(data[start_b:end_b].decode("utf-8"))
+
+    offsets = _marker_offsets(excerpt[start:end], 6, 16)
+    if len(offsets) <= 2:
+        return start, end
+    relative = cursor - start
+    new_start = offsets[1] if relative >= offsets[1] else offsets[0]
+    new_end = offsets[-2] if relative <= offsets[-2] else offsets[-1]
+    if new_start >= new_end:
+        block = _cursor_block(offsets, relative)
+        if offsets[block] >= offsets[block + 1]:
+            return start, end
+        new_start, new_end = offsets[block], offsets[block + 1]
+    return start + new_start, start + new_end
+
+
+# -- §3.5 ------------------------------------------------------------------------
+
+
+def _fallback(ranges: ExcerptRanges, name: str, budgets: tuple[int, int]) -> tuple[Range, Range]:
+    """§2.1's "Ranges when syntax_ranges is None" column."""
+    if name == "V0304VariableEdit":
+        context = ranges.editable_350_context_1024 or ranges.editable_350_context_512
+        context = context or ranges.editable_350_context_150
+        return context, context
+    if name == "V0615HashRegions":
+        context = ranges.context_8192 or ranges.editable_350_context_150
+        return context, context
+    editable_field, context_field = _FALLBACK_FIELDS[budgets]
+    return getattr(ranges, editable_field), getattr(ranges, context_field)
+
+
+def resolve_cursor_region(input: ZetaInput, format: _Named | str) -> CursorRegion:
+    """§3.5: the context and editable range every formatter and parser uses.
+
+    ``format`` is a ``ZetaFormat`` member (or its exact variant name). When neither
+    ``syntax_ranges`` nor ``excerpt_ranges`` is set (Zed always sets the latter),
+    the fallback ranges are computed from the excerpt with no syntax ranges.
+    """
+    name = format if isinstance(format, str) else format.name
+    if name not in FORMAT_BUDGETS:
+        raise ValueError(f"unknown Zeta format {name!r}")
+    excerpt, cursor = input.cursor_excerpt, input.cursor_offset
+    if name == "V0327SingleFile":
+        context: Range = (0, len(excerpt))
+        editable = compute_v0327_editable_range(excerpt, cursor, FORMAT_BUDGETS[name][0])
+    elif input.syntax_ranges is not None:
+        editable, context = compute_editable_and_context_ranges(
+            excerpt, cursor, input.syntax_ranges, *FORMAT_BUDGETS[name]
+        )
+    else:
+        ranges = input.excerpt_ranges or compute_legacy_excerpt_ranges(excerpt, cursor, None)
+        editable, context = _fallback(ranges, name, FORMAT_BUDGETS[name])
+    return CursorRegion(
+        context_text=excerpt[context[0] : context[1]],
+        editable_range=(editable[0] - context[0], editable[1] - context[0]),
+        context_range=context,
+        cursor=cursor - context[0],
+    )
