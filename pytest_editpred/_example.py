@@ -36,6 +36,38 @@ class RecentFile:
 
 
 @dataclass(frozen=True)
+class RetrievedExcerpt:
+    """Rows ``[start_row, end_row)`` of a related file; lower ``order`` matters more."""
+
+    start_row: int
+    end_row: int
+    text: str
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class RetrievedFile:
+    """A related file an ``ep`` pipeline retrieved for the prompt
+    (``prompt_inputs.related_files`` of a JSON example)."""
+
+    path: str
+    max_row: int
+    excerpts: tuple[RetrievedExcerpt, ...]
+
+
+@dataclass(frozen=True)
+class CarriedDiagnostic:
+    """A diagnostic of the cursor file an ``ep`` pipeline recorded
+    (``prompt_inputs.active_buffer_diagnostics``): rows ``[start_row, end_row)``."""
+
+    severity: str
+    message: str
+    snippet: str
+    start_row: int
+    end_row: int
+
+
+@dataclass(frozen=True)
 class Source:
     """Where an example came from, so errors and IDE jumps point at the right line.
 
@@ -71,7 +103,10 @@ class Example:
     ``uncommitted_diff_requires_edit_history_rollback`` is the front-matter key; in
     JSON it is ``uncommitted_diff_contains_edit_history``, as in Zed. ``source``
     does not take part in equality: an example read from markdown equals the same
-    example read from JSON.
+    example read from JSON. ``related_files`` is pipeline context, not part of Zed's
+    spec: the files an ``ep`` run retrieved (``prompt_inputs.related_files``), None
+    when the example carries none; ``diagnostics`` likewise
+    (``prompt_inputs.active_buffer_diagnostics``).
     """
 
     name: str
@@ -88,6 +123,8 @@ class Example:
     uncommitted_diff_requires_edit_history_rollback: bool = False
     recently_opened_files: tuple[RecentFile, ...] = ()
     recently_viewed_files: tuple[RecentFile, ...] = ()
+    related_files: tuple[RetrievedFile, ...] | None = field(default=None, compare=False)
+    diagnostics: tuple[CarriedDiagnostic, ...] = field(default=(), compare=False)
     source: Source = field(default_factory=Source, compare=False, repr=False)
 
     @property

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ._example import Example, RecentFile, Source
+from ._example import CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 from ._exceptions import JSONFormatError
 
 __all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict"]
@@ -57,6 +57,63 @@ def _strings(data: dict[str, Any], key: str, where: str | None, line: int) -> tu
     return tuple(value)
 
 
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[RetrievedFile, ...] | None:
+    """``prompt_inputs.related_files`` (Zed's ``RelatedFile`` records), if present."""
+    inputs = data.get("prompt_inputs")
+    if not isinstance(inputs, dict) or inputs.get("related_files") is None:
+        return None
+    value = inputs["related_files"]
+    shape = (
+        "each entry of 'prompt_inputs.related_files' must be {\"path\": str, \"max_row\": int, "
+        "\"excerpts\": [{\"row_range\": {\"start\": int, \"end\": int}, \"text\": str, \"order\": int?}]}"
+    )
+    if not isinstance(value, list):
+        raise JSONFormatError("'prompt_inputs.related_files' must be a list", path=where, line=line)
+    files = []
+    for entry in value:
+        excerpts = entry.get("excerpts") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not _count(entry.get("max_row")) \
+                or not isinstance(excerpts, list):
+            raise JSONFormatError(shape, path=where, line=line)
+        parsed = []
+        for excerpt in excerpts:
+            rows = excerpt.get("row_range") if isinstance(excerpt, dict) else None
+            order = excerpt.get("order", 0) if isinstance(excerpt, dict) else None
+            if not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")) \
+                    or not isinstance(excerpt.get("text"), str) or not _count(order):
+                raise JSONFormatError(shape, path=where, line=line)
+            parsed.append(RetrievedExcerpt(rows["start"], rows["end"], excerpt["text"], int(order or 0)))
+        files.append(RetrievedFile(entry["path"], entry["max_row"], tuple(parsed)))
+    return tuple(files)
+
+
+def _diagnostics(data: dict[str, Any], where: str | None, line: int) -> tuple[CarriedDiagnostic, ...]:
+    """``prompt_inputs.active_buffer_diagnostics``, if present."""
+    inputs = data.get("prompt_inputs")
+    value = inputs.get("active_buffer_diagnostics") if isinstance(inputs, dict) else None
+    if value is None:
+        return ()
+    shape = (
+        "each entry of 'prompt_inputs.active_buffer_diagnostics' must be {\"severity\": str|int, "
+        "\"message\": str, \"snippet\": str, \"snippet_buffer_row_range\": {\"start\": int, \"end\": int}}"
+    )
+    if not isinstance(value, list):
+        raise JSONFormatError("'prompt_inputs.active_buffer_diagnostics' must be a list", path=where, line=line)
+    found = []
+    for entry in value:
+        rows = entry.get("snippet_buffer_row_range") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("severity"), (str, int)) \
+                or not isinstance(entry.get("message"), str) or not isinstance(entry.get("snippet"), str) \
+                or not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")):
+            raise JSONFormatError(shape, path=where, line=line)
+        found.append(CarriedDiagnostic(str(entry["severity"]), entry["message"], entry["snippet"], rows["start"], rows["end"]))
+    return tuple(found)
+
+
 def example_from_dict(
     data: Any, *, path: str | None = None, line: int = 1, default_name: str = ""
 ) -> Example:
@@ -97,6 +154,8 @@ def example_from_dict(
         uncommitted_diff_requires_edit_history_rollback=flag,
         recently_opened_files=_recent(data, "recently_opened_files", path, line),
         recently_viewed_files=_recent(data, "recently_viewed_files", path, line),
+        related_files=_related(data, path, line),
+        diagnostics=_diagnostics(data, path, line),
         source=Source(path=path, line=line),
     )
 

@@ -121,6 +121,7 @@ class PredictionRequest:
     recently_viewed_files: tuple[RecentFile, ...] = ()
     trial: int = 1
     _worktree: Callable[[], Path] | None = field(default=None, repr=False, compare=False)
+    _open_file: Callable[[str], tuple[str, str] | None] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.buffers, MappingProxyType):
@@ -134,6 +135,17 @@ class PredictionRequest:
     def excerpt(self, max_tokens: int = 8192) -> Excerpt:
         """Whole lines around the cursor, within ``max_tokens`` (bytes/3 a line)."""
         return compute_excerpt(self.text, self.cursor.offset, max_tokens)
+
+    def file_text(self, path: str) -> str | None:
+        """A file's text as the user sees it: its buffer, else the repository's file
+        at the revision (with the uncommitted diff), else None. Reads one object;
+        nothing is checked out."""
+        if path in self.buffers:
+            return self.buffers[path]
+        if self._open_file is None:
+            return None
+        found = self._open_file(path)
+        return None if found is None else found[1]
 
     def worktree(self) -> Path:
         """The repository checked out at the revision (with the uncommitted diff).

@@ -75,6 +75,7 @@ class Scene:
             recently_viewed_files=self.recently_viewed_files,
             trial=trial,
             _worktree=self.worktree if self.repository is not None else None,
+            _open_file=self.open_file if self.repository is not None else None,
         )
 
 

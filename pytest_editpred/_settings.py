@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._limits import DEFAULT_LIMITS
+
 __all__ = ["Settings", "CACHE_MODES"]
 
 CACHE_MODES = ("off", "read", "write", "readwrite", "replay-only")
@@ -35,3 +37,4 @@ class Settings:
     cache_dir: Path | None = None
     replay_path: Path | None = None
     concurrency: int = 8
+    max_response_bytes: int = DEFAULT_LIMITS.max_response_bytes

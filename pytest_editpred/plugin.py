@@ -62,6 +62,7 @@ def _run(config: pytest.Config) -> Run:
             cache_dir=options.repo_cache_dir(config),
             mappings=options.repo_mappings(config),
             offline=bool(options.get(config, "offline")),
+            limits=options.limits_from(config),
             thresholds=(
                 ("delta_chr_f", options.get(config, "min_delta_chrf"), lambda value, limit: value < limit),
                 ("reversal_ratio", options.get(config, "max_reversal"), lambda value, limit: value > limit),

@@ -452,7 +452,7 @@ def test_text_over_the_parse_limit_is_refused_with_a_reason() -> None:
 
 def test_importing_the_package_does_not_import_tree_sitter() -> None:
     code = (
-        "import sys, pytest_editpred, pytest_editpred.zeta, pytest_editpred.zeta._build\n"
+        "import sys, pytest_editpred, pytest_editpred.plugin, pytest_editpred.zeta, pytest_editpred.zeta._build\n"
         "print(sorted(m for m in sys.modules if m.startswith('tree_sitter')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -514,10 +514,52 @@ def test_related_window_at_the_end_covers_max_row() -> None:
     assert (file.excerpts[0].start_row, file.excerpts[0].end_row, file.excerpts[0].text) == (0, 3, text)
 
 
-def test_build_input_without_grammar_falls_back_to_excerpt_ranges() -> None:
+def test_build_input_without_grammar_sends_no_syntax_ranges_as_zeds_editor_does() -> None:
+    # Zed's editor always sets syntax_ranges (§1.2); a buffer with no syntax tree has
+    # no ancestors, so the list is empty and §3.3 grows the region line by line.
     text = "one\ntwo\nthree\n"
     zeta = build_input(_request({"notes.txt": text}, "notes.txt", 5))
-    assert zeta.syntax_ranges is None and zeta.related_files == ()
-    assert zeta.excerpt_ranges == compute_legacy_excerpt_ranges(text, 5, None)
+    assert zeta.syntax_ranges == () and zeta.related_files == ()
+    assert zeta.excerpt_ranges == compute_legacy_excerpt_ranges(text, 5, ())
     region = resolve_cursor_region(zeta, "V0131GitMergeMarkersPrefix")
     assert region.context_text == text and region.cursor == 5
+
+
+def _padded(line: str) -> str:
+    """A 45-character line: 15 tokens by §3.3's ``max(1, bytes // 3)``."""
+    return (line + " " + "x" * 45)[:45] if len(line) < 45 else line
+
+
+_LANGUAGES = {
+    "f.py": ("# c", "def f():", "    v{:02d} = {}  #", None),
+    "f.rs": ("// c", "fn f() { //", "    let v{:02d} = {}; //", "} //"),
+    "f.ts": ("// c", "function f() { //", "    let v{:02d} = {}; //", "} //"),
+}
+
+
+@pytest.mark.parametrize("path", list(_LANGUAGES))
+def test_the_editable_region_follows_the_syntax_tree(path: str) -> None:
+    """§3.2 + §3.3 on a real parse. Rows 0-4 and 26-30 are comments; the function is rows
+    5-25 (header, 19 or 20 body rows, the closing brace in Rust and TypeScript); every row
+    costs 15 tokens; the cursor is on row 15.
+
+    Step 1 (262 tokens) takes the cursor row and 8 rows either side: rows 7-23, 7 tokens
+    left, so 95 to spend. The body (Python's block, rows 6-25; Rust's and TypeScript's
+    block, rows 5-25) is adopted (45 or 60 tokens), then the function (rows 5-25: 15
+    more in Python, nothing new elsewhere), leaving 35; the whole file would cost more,
+    so the walk stops. Both sides moved 2 rows: prefer up; one row up (20 left), one row
+    down (5 left), then nothing fits. The region is rows 4-26 in all three languages.
+    """
+    comment, header, body, close = _LANGUAGES[path]
+    rows = [_padded(comment) for _ in range(5)] + [_padded(header)]
+    rows += [_padded(body.format(i, i)) for i in range(19 if close else 20)]
+    rows += [_padded(close)] if close else []
+    rows += [_padded(comment) for _ in range(5)]
+    assert len(rows) == 31 and all(len(row) == 45 for row in rows)
+    text = "\n".join(rows) + "\n"
+    cursor = sum(len(row) + 1 for row in rows[:15]) + 6
+    zeta = build_input(_request({path: text}, path, cursor))
+    assert zeta.syntax_ranges  # a real parse: the grammar is there
+    region = resolve_cursor_region(zeta, "V0211SeedCoder")
+    start, end = region.editable_range
+    assert region.context_text[start:end] == "\n".join(rows[4:27])

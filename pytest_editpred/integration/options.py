@@ -16,6 +16,7 @@ from typing import Any, Literal
 import pytest
 
 from .._exceptions import ConfigError
+from .._limits import DEFAULT_LIMITS, Limits
 from .._settings import CACHE_MODES, Settings
 
 __all__ = ["OPTIONS", "REPORT_OPTIONS", "Option", "add_options", "get", "settings_from", "repo_mappings", "repo_cache_dir"]
@@ -71,6 +72,8 @@ OPTIONS: tuple[Option, ...] = (
            "pytest cache)", kind="path"),
     Option("replay", "results file the replay provider answers from", kind="path"),
     Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8),
+    Option("max_response_bytes", "largest model response body, counted while it streams and "
+           "decompresses (default 8 MiB)", kind="int", default=DEFAULT_LIMITS.max_response_bytes),
 )
 
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
@@ -91,6 +94,12 @@ REPORT_OPTIONS: tuple[Option, ...] = (
            kind="bool", default=False),
     Option("accept", "append a failing prediction to its .md file as a new Expected Patch",
            kind="bool", default=False, ini=False),
+    Option("max_example_bytes", "largest example file read (default 16 MiB)", kind="int",
+           default=DEFAULT_LIMITS.max_example_bytes),
+    Option("max_prediction_bytes", "largest predicted patch or text judged (default 8 MiB)", kind="int",
+           default=DEFAULT_LIMITS.max_prediction_bytes),
+    Option("judge_timeout", "seconds one item may spend being judged (default 60)", kind="float",
+           default=DEFAULT_LIMITS.judge_seconds),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}
@@ -146,6 +155,21 @@ def get(config: pytest.Config, name: str) -> Any:
         if ini_value not in (None, [], ""):
             return _convert(option, ini_value, f"ini {option.dest}")
     return option.default
+
+
+def limits_from(config: pytest.Config) -> Limits:
+    """The run's :class:`~pytest_editpred._limits.Limits` (each at least 1)."""
+    values = {
+        "max_response_bytes": get(config, "max_response_bytes"),
+        "max_example_bytes": get(config, "max_example_bytes"),
+        "max_prediction_bytes": get(config, "max_prediction_bytes"),
+        "judge_seconds": get(config, "judge_timeout"),
+    }
+    for name, value in values.items():
+        if value <= 0:
+            flag = "--editpred-judge-timeout" if name == "judge_seconds" else "--editpred-" + name.replace("_", "-")
+            raise ConfigError(f"{flag} must be positive, not {value:g}", fix=f"Give {flag} a positive number.")
+    return Limits(**values)
 
 
 def repo_mappings(config: pytest.Config) -> dict[str, Path]:
@@ -216,4 +240,5 @@ def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path |
         cache_dir=Path(cache_dir).resolve() if cache_dir else response_cache_dir(),
         replay_path=Path(replay).resolve() if replay else None,
         concurrency=concurrency,
+        max_response_bytes=limits_from(config).max_response_bytes,
     )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .._exceptions import PredictionError
+from .._limits import DEFAULT_LIMITS, Limits
 from .._prediction import Prediction
 from .._settings import Settings
 from .collect import ExampleItem
@@ -81,6 +82,7 @@ class Run:
     cache_dir: Path
     mappings: dict[str, Path]
     offline: bool
+    limits: Limits = DEFAULT_LIMITS
     _cache: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _prefetchers: list[tuple[Any, set[str]]] = field(default_factory=list)

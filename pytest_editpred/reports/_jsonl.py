@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 from .._exceptions import ConfigError
 
@@ -95,41 +95,65 @@ class JsonlReport:
     Usage: ``open()`` at session start (truncates), ``append(record)`` per item and
     trial, ``close()`` at the end; or use it as a context manager. Only the
     process that aggregates (the xdist controller) should own one.
+
+    A write that fails (a full disk: ``ENOSPC``; ``ulimit -f``: ``EFBIG``) raises
+    the ``OSError`` *after* cutting the file back to its last complete record, so
+    the file stays a valid report of the records before the failure (the caller
+    decides whether to go on; the plugin stops writing and says so once). Records
+    are written with ``os.write`` on a descriptor, not through a buffered file: a
+    buffer that failed to flush would try again, and fail again, on close.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._file: IO[str] | None = None
+        self._fd: int | None = None
+        self._size = 0  # bytes of complete records in the file
         self.count = 0
 
     @property
     def closed(self) -> bool:
-        return self._file is None
+        return self._fd is None
 
     def open(self) -> JsonlReport:
         """Create (or truncate) the file and its parent directories."""
-        if self._file is None:
+        if self._fd is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # newline="" so "\n" is written as is on every platform.
-            self._file = open(self.path, "w", encoding="utf-8", newline="")  # noqa: SIM115 (held open)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+            self._fd = os.open(self.path, flags, 0o666)
+            self._size = 0
             self.count = 0
         return self
 
     def append(self, record: Mapping[str, Any]) -> None:
-        """Write one record as a line, then flush and fsync it."""
-        if self._file is None:
+        """Write one record as a line, then fsync it; on failure, undo the partial line."""
+        if self._fd is None:
             raise ValueError(f"the JSONL report {self.path} is not open; call open() first")
-        self._file.write(encode_record(record) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        data = (encode_record(record) + "\n").encode("utf-8")
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fsync(self._fd)
+        except OSError:
+            self._cut_back()
+            raise
+        self._size += len(data)
         self.count += 1
 
+    def _cut_back(self) -> None:
+        """Drop a partly written line: shrinking a file needs no free space."""
+        assert self._fd is not None
+        try:
+            os.ftruncate(self._fd, self._size)
+            os.lseek(self._fd, self._size, os.SEEK_SET)
+        except OSError:
+            pass  # read_records still drops a torn last line
+
     def close(self) -> None:
-        if self._file is not None:
-            try:
-                self._file.close()
-            finally:
-                self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
     def __enter__(self) -> JsonlReport:  # noqa: PYI034 (typing.Self needs 3.11)
         return self.open()

@@ -8,19 +8,19 @@ Nothing here reads the disk: only the request's buffers are used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ._excerpt import cursor_excerpt, fixed_line_window_around_cursor
-from ._input import Event, RelatedExcerpt, RelatedFile, ZetaInput
+from ._input import Diagnostic, Event, RelatedExcerpt, RelatedFile, ZetaInput
 from ._ranges import compute_legacy_excerpt_ranges
 from ._syntax import syntax_ranges
 
 if TYPE_CHECKING:
-    from .._example import RecentFile
+    from .._example import RecentFile, RetrievedFile
     from .._request import EditEvent, PredictionRequest
 
-__all__ = ["RELATED_LINES_ABOVE", "RELATED_LINES_BELOW", "build_input", "related_files"]
+__all__ = ["RELATED_LINES_ABOVE", "RELATED_LINES_BELOW", "build_input", "related_files", "retrieved_files"]
 
 # Rows shown around a recent file's cursor (see related_files).
 RELATED_LINES_ABOVE = 10
@@ -45,8 +45,11 @@ def _event(event: EditEvent) -> Event:
     return Event(event.path, event.old_path or event.path, _hunks(event.diff), event.predicted)
 
 
-def related_files(recent: Iterable[RecentFile], buffers: Mapping[str, str]) -> tuple[RelatedFile, ...]:
-    """One small excerpt per recently viewed/opened file whose text is in ``buffers``.
+def related_files(
+    recent: Iterable[RecentFile], read: Callable[[str], str | None] | Mapping[str, str]
+) -> tuple[RelatedFile, ...]:
+    """One small excerpt per recently viewed/opened file whose text ``read`` gives
+    (a mapping of buffers, or :meth:`PredictionRequest.file_text`).
 
     Zed's related files come from context retrieval (LSP definitions and the like),
     which this port does not have; the closest faithful stand-in is what the user
@@ -60,8 +63,9 @@ def related_files(recent: Iterable[RecentFile], buffers: Mapping[str, str]) -> t
     """
     files: list[RelatedFile] = []
     seen: set[str] = set()
+    lookup = read.get if isinstance(read, Mapping) else read
     for entry in recent:
-        text = buffers.get(entry.path)
+        text = lookup(entry.path)
         if text is None or entry.path in seen:
             continue
         seen.add(entry.path)
@@ -74,29 +78,45 @@ def related_files(recent: Iterable[RecentFile], buffers: Mapping[str, str]) -> t
     return tuple(files)
 
 
-def build_input(request: PredictionRequest) -> ZetaInput:
-    """The Zeta input for ``request``; diagnostics are empty (no language server).
+def retrieved_files(files: Iterable[RetrievedFile]) -> tuple[RelatedFile, ...]:
+    """An ``ep`` pipeline's retrieved context (``prompt_inputs.related_files``) as is."""
+    return tuple(
+        RelatedFile(f.path, f.max_row, tuple(RelatedExcerpt(e.start_row, e.end_row, e.text, e.order) for e in f.excerpts))
+        for f in files
+    )
 
-    ``syntax_ranges`` is None for a file without a grammar here (see
-    ``_syntax.why_no_syntax``), so formats fall back to ``excerpt_ranges``; Zed would
-    send ``Some([])`` for a plain-text buffer, which differs only for V0304VariableEdit
-    and V0615 [unconfirmed]. ``excerpt_ranges`` are computed with the same syntax
-    ranges, as the editor does.
+
+def build_input(request: PredictionRequest) -> ZetaInput:
+    """The Zeta input for ``request``; diagnostics only where the example carries them
+    (an ``ep`` JSON example's ``prompt_inputs.active_buffer_diagnostics``: there is no
+    language server here).
+
+    ``syntax_ranges``: the ancestors of the cursor's node; a file with no grammar
+    here gets an empty list, as Zed's editor sends for a buffer without a syntax
+    tree (so §3.3 grows the region line by line; ``excerpt_ranges`` are computed
+    with the same ranges, as the editor does). Related files: the retrieved context
+    of an ``ep`` JSON example when it carries one (``prompt_inputs.related_files``),
+    else the recently viewed, then opened, files (:func:`related_files`), read from
+    the buffers or the repository at the revision.
     """
     text = request.text
     cursor = max(0, min(request.cursor.offset, len(text)))
     excerpt, offset, start_row = cursor_excerpt(text, cursor)
     start = cursor - offset
-    syntax = syntax_ranges(text, cursor, request.cursor.path, start, start + len(excerpt))
+    found = syntax_ranges(text, cursor, request.cursor.path, start, start + len(excerpt))
+    syntax = () if found is None else found
     recent = (*request.recently_viewed_files, *request.recently_opened_files)
+    retrieved = request.example.related_files
     return ZetaInput(
         cursor_path=request.cursor.path,
         cursor_excerpt=excerpt,
         cursor_offset=offset,
         excerpt_start_row=start_row,
         events=tuple(_event(event) for event in request.events),
-        related_files=related_files(recent, request.buffers),
-        diagnostics=(),
+        related_files=retrieved_files(retrieved) if retrieved is not None else related_files(recent, request.file_text),
+        diagnostics=tuple(
+            Diagnostic(d.severity, d.message, d.snippet, d.start_row, d.end_row) for d in request.example.diagnostics
+        ),
         excerpt_ranges=compute_legacy_excerpt_ranges(excerpt, offset, syntax),
         syntax_ranges=syntax,
     )
