@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 from ._example import Example, RecentFile
 
-__all__ = ["Cursor", "EditEvent", "Excerpt", "PredictionRequest", "compute_excerpt"]
+__all__ = ["Cursor", "EditEvent", "Excerpt", "PredictionRequest", "compute_excerpt", "hunks"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,20 @@ class EditEvent:
     old_path: str
     diff: str
     predicted: bool = False
+
+
+_HEADER_PREFIXES = ("--- ", "+++ ", "diff --git ", "index ")
+
+
+def hunks(diff: str) -> str:
+    """The diff without file headers (events may carry them or not); ends with a
+    newline unless empty."""
+    lines = diff.splitlines(keepends=True)
+    index = 0
+    while index < len(lines) and lines[index].startswith(_HEADER_PREFIXES):
+        index += 1
+    body = "".join(lines[index:])
+    return body if not body or body.endswith("\n") else body + "\n"
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import pytest
 from greet_sample import CURSOR, PATH, RENAME, TEXT, request
 
 from pytest_editpred import PredictionError
-from pytest_editpred._request import EditEvent, PredictionRequest
-from pytest_editpred.providers._history import git_history, hunks
+from pytest_editpred._request import EditEvent, PredictionRequest, hunks
+from pytest_editpred.providers._history import git_history
 from pytest_editpred.providers._prompts import (
     CHAT_SYSTEM,
     chat_messages,

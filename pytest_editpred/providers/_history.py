@@ -14,25 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .._example import ACCEPTED_PREDICTION_MARKER
-from .._request import EditEvent
+from .._request import EditEvent, hunks
 
-__all__ = ["HISTORY_TOKENS", "hunks", "git_event", "git_history"]
+__all__ = ["HISTORY_TOKENS", "git_event", "git_history"]
 
 HISTORY_TOKENS = 2048
-
-_HEADER_PREFIXES = ("--- ", "+++ ", "diff --git ", "index ")
-
-
-def hunks(diff: str) -> str:
-    """The diff without file headers (events may carry them or not); ends with a
-    newline unless empty."""
-    lines = diff.splitlines(keepends=True)
-    index = 0
-    while index < len(lines) and lines[index].startswith(_HEADER_PREFIXES):
-        index += 1
-    body = "".join(lines[index:])
-    return body if not body or body.endswith("\n") else body + "\n"
-
 
 def git_event(event: EditEvent) -> str:
     """Zed's ``write_event``: optional accepted marker, git headers, hunks."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from .._request import hunks
 from ._excerpt import cursor_excerpt, fixed_line_window_around_cursor
 from ._input import Diagnostic, Event, RelatedExcerpt, RelatedFile, ZetaInput
 from ._ranges import compute_legacy_excerpt_ranges
@@ -26,23 +27,8 @@ __all__ = ["RELATED_LINES_ABOVE", "RELATED_LINES_BELOW", "build_input", "related
 RELATED_LINES_ABOVE = 10
 RELATED_LINES_BELOW = 10
 
-_HEADER_PREFIXES = ("--- ", "+++ ", "diff --git ", "index ")
-
-
-def _hunks(diff: str) -> str:
-    """The diff without its leading file headers: Zed's ``BufferChange.diff`` holds hunk
-    text only, and ``write_event`` writes its own headers. Same rule as
-    ``providers._history.hunks`` (kept here so the core does not import providers)."""
-    lines = diff.splitlines(keepends=True)
-    index = 0
-    while index < len(lines) and lines[index].startswith(_HEADER_PREFIXES):
-        index += 1
-    body = "".join(lines[index:])
-    return body if not body or body.endswith("\n") else body + "\n"
-
-
 def _event(event: EditEvent) -> Event:
-    return Event(event.path, event.old_path or event.path, _hunks(event.diff), event.predicted)
+    return Event(event.path, event.old_path or event.path, hunks(event.diff), event.predicted)
 
 
 def related_files(

@@ -33,6 +33,7 @@ from typing import NamedTuple
 from .._exceptions import PredictionError
 from ..metrics._histogram import histogram_diff
 from ._formats import CURSOR_MARKER, SEED_END, rust_lines
+from ._history import path_components
 from ._input import RelatedExcerpt, RelatedFile, ZetaInput, estimate_tokens, nbytes
 from ._multi_region import V0618_LIMITS, compute_marker_offsets_with_limits, strip_marker_tags
 
@@ -321,24 +322,13 @@ def write_snippet_with_markers(
 # -- §7.3 where the cursor is -------------------------------------------------------
 
 
-def _components(path: str) -> list[str]:
-    """Rust's ``Path::components()`` on a Unix path: a root ``/``, no empty parts, ``.``
-    only as the very first part of a relative path."""
-    parts: list[str] = ["/"] if path.startswith("/") else []
-    for index, part in enumerate(path.split("/")):
-        if not part or (part == "." and (index > 0 or parts)):
-            continue
-        parts.append(part)
-    return parts
-
-
 def _join(parts: list[str]) -> str:
     return "/".join(parts)
 
 
-def _patch_components(cursor_path: str, related_path: str) -> list[str]:
-    related = _components(related_path)
-    cursor = _components(cursor_path)
+def _patchpath_components(cursor_path: str, related_path: str) -> list[str]:
+    related = path_components(related_path)
+    cursor = path_components(cursor_path)
     stripped = related[1:]
     if stripped == cursor:
         return stripped
@@ -351,12 +341,12 @@ def related_file_patch_path(cursor_path: str, related_path: str) -> str:
     """§7.3: a related path that carries the worktree root (``jaq/jaq/src/main.rs``
     for the cursor file ``jaq/src/main.rs``) loses its first component; the result's
     components are joined by ``/``."""
-    return _join(_patch_components(cursor_path, related_path))
+    return _join(_patchpath_components(cursor_path, related_path))
 
 
 def _is_cursor_file(cursor_path: str, related_path: str) -> bool:
     """Path equality as Rust compares paths: component by component."""
-    return _patch_components(cursor_path, related_path) == _components(cursor_path)
+    return _patchpath_components(cursor_path, related_path) == path_components(cursor_path)
 
 
 class _Line(NamedTuple):
@@ -911,7 +901,7 @@ def encode_patch_as_output(input: ZetaInput, patch: str) -> str:
     snippets = merge_snippets(build_marker_table(input))
     blocks = []
     for hunk in _patch_hunks(patch):
-        snippet = next((s for s in snippets if s.path == _join(_components(hunk.path))), None)
+        snippet = next((s for s in snippets if s.path == _join(path_components(hunk.path))), None)
         if snippet is None or not snippet.ids:
             continue
         at = _locate_hunk(snippet, hunk)

@@ -11,26 +11,23 @@ from collections.abc import Sequence
 
 from ._input import Event, estimate_tokens, nbytes
 
-__all__ = ["render_path", "write_event", "format_edit_history_within_budget"]
+__all__ = ["path_components", "render_path", "write_event", "format_edit_history_within_budget"]
+
+
+def path_components(path: str) -> list[str]:
+    """Rust's ``Path::components()`` on a Unix path: the root as its own ``/``
+    component, no empty parts, ``.`` only as the very first part of a relative path."""
+    parts: list[str] = ["/"] if path.startswith("/") else []
+    for index, part in enumerate(path.split("/")):
+        if not part or (part == "." and (index > 0 or parts)):
+            continue
+        parts.append(part)
+    return parts
 
 
 def render_path(path: str) -> str:
-    """P(path) of §4.1: ``/`` + each ``Path::components()`` item (Unix rules).
-
-    Rust's components drop empty parts and interior ``.``, keep a leading ``.``, and
-    yield the root as its own ``/`` component, hence ``/abs/x`` -> ``///abs/x``.
-    """
-    out: list[str] = []
-    if path.startswith("/"):
-        out.append("/")
-    parts = path.split("/")
-    for i, part in enumerate(parts):
-        if part == "":
-            continue
-        if part == "." and not (i == 0 and not path.startswith("/")):
-            continue
-        out.append(part)
-    return "".join("/" + c for c in out)
+    """P(path) of §4.1: ``/`` + each component, hence ``/abs/x`` -> ``///abs/x``."""
+    return "".join("/" + c for c in path_components(path))
 
 
 def write_event(event: Event) -> str:

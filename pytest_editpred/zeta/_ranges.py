@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ._input import ExcerptRanges, ZetaInput, nbytes
+from ._multi_region import V0318_LIMITS, compute_marker_offsets_with_limits, cursor_block_index
 
 __all__ = [
     "CursorRegion",
@@ -242,72 +243,6 @@ def compute_legacy_excerpt_ranges(
 
 # -- §3.6 ------------------------------------------------------------------------
 
-# Rust's ``char::is_whitespace`` (Unicode White_Space); Python's ``str.isspace`` also
-# counts \x1c-\x1f, which would make a different line blank.
-_RUST_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-_TAIL_WORDS = frozenset({"break", "continue", "return", "throw", "end"})
-
-
-def _good_start(line: str) -> bool:
-    """§8.1: not blank, and not a structural tail (closer or jump keyword)."""
-    trimmed = line.strip(_RUST_WHITESPACE)
-    if not trimmed or trimmed[0] in "}])":
-        return False
-    return trimmed.rstrip(";") not in _TAIL_WORDS
-
-
-def _marker_offsets(text: str, min_lines: int, max_lines: int) -> list[int]:
-    """§8.1 ``compute_marker_offsets_with_limits`` (a private copy for §3.6: the
-    multi-region module owns the public one)."""
-    if not text:
-        return [0, 0]
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    starts = []
-    position = 0
-    for line in lines:
-        starts.append(position)
-        position += len(line) + 1
-    count = len(lines)
-
-    def blank(i: int) -> bool:
-        return not lines[i].strip(_RUST_WHITESPACE)
-
-    def first_good(i: int) -> int | None:
-        return next((j for j in range(i, min(i + 5, count)) if _good_start(lines[j])), None)
-
-    offsets, last, i = [0], 0, 0
-    while i < count:
-        gap = i - last
-        if gap >= min_lines and not blank(i) and blank(i - 1):
-            target = i if _good_start(lines[i]) else (first_good(i) or i)
-            if count - target >= min_lines and starts[target] > offsets[-1]:
-                offsets.append(starts[target])
-                last, i = target, target + 1
-                continue
-        if gap >= max_lines:
-            found = first_good(i)
-            target = i if found is None else found
-            if starts[target] > offsets[-1]:
-                offsets.append(starts[target])
-                last, i = target, target + 1
-                continue
-        i += 1
-    if offsets[-1] != len(text):
-        offsets.append(len(text))
-    return offsets
-
-
-def _cursor_block(offsets: list[int], cursor: int) -> int:
-    """§8.4 ``cursor_block_index``."""
-    for k in range(len(offsets) - 1):
-        if offsets[k] <= cursor < offsets[k + 1]:
-            return k
-    return len(offsets) - 2
-
 
 def compute_v0327_editable_range(excerpt: str, cursor: int, editable_tokens: int = 350) -> Range:
     """§3.6: a byte window of ``3 * E`` around the cursor, snapped to whole lines, then
@@ -333,14 +268,14 @@ def compute_v0327_editable_range(excerpt: str, cursor: int, editable_tokens: int
     start = len(data[:start_b].decode("utf-8"))
     end = start + len(data[start_b:end_b].decode("utf-8"))
 
-    offsets = _marker_offsets(excerpt[start:end], 6, 16)
+    offsets = compute_marker_offsets_with_limits(excerpt[start:end], *V0318_LIMITS)
     if len(offsets) <= 2:
         return start, end
     relative = cursor - start
     new_start = offsets[1] if relative >= offsets[1] else offsets[0]
     new_end = offsets[-2] if relative <= offsets[-2] else offsets[-1]
     if new_start >= new_end:
-        block = _cursor_block(offsets, relative)
+        block = cursor_block_index(offsets, relative)
         if offsets[block] >= offsets[block + 1]:
             return start, end
         new_start, new_end = offsets[block], offsets[block + 1]

@@ -15,6 +15,7 @@ region markers taken whole instead of refused.
 from __future__ import annotations
 
 from ._formats import CURSOR_MARKER
+from ._history import path_components
 from ._input import Event, ZetaInput
 from ._ranges import compute_editable_and_context_ranges, compute_legacy_excerpt_ranges
 
@@ -54,16 +55,6 @@ _BUDGETS = (350, 150)
 Range = tuple[int, int]
 
 
-def _components(path: str) -> list[str]:
-    """Rust's ``Path::components()`` (Unix): root, no empty parts, no interior ``.``."""
-    parts: list[str] = ["/"] if path.startswith("/") else []
-    for index, part in enumerate(path.split("/")):
-        if not part or (part == "." and (index > 0 or parts)):
-            continue
-        parts.append(part)
-    return parts
-
-
 def zeta1_ranges(input: ZetaInput) -> tuple[Range, Range]:
     """``(editable_350, editable_350_context_150)`` as character ranges of the excerpt.
 
@@ -87,7 +78,7 @@ def format_zeta1_event(event: Event) -> str:
     blank line before the closing fence. An empty ``old_path`` counts as no rename.
     """
     text = ""
-    if event.old_path and _components(event.old_path) != _components(event.path):
+    if event.old_path and path_components(event.old_path) != path_components(event.path):
         text += f"User renamed {event.old_path} to {event.path}\n\n"
     if event.diff:
         text += f"User edited {event.path}:\n```diff\n{event.diff}\n```"
