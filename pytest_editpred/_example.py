@@ -110,7 +110,7 @@ class Example:
     """
 
     name: str
-    repository_url: str
+    repository_url: str = field(repr=False)  # may hold credentials: never in a repr
     revision: str
     cursor_path: str
     cursor_position: str

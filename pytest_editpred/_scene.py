@@ -7,6 +7,14 @@ buffers) and the cursor found by a unique match of the excerpt (zed-format.md §
 Nothing is checked out: files are read from git objects, and the uncommitted diff is
 applied to a temporary index, giving a tree to read from. A worktree on disk is made
 only when a completion function asks for one.
+
+Every path the example names (the diffs' ``---``/``+++`` paths, the cursor path, the
+recently opened and viewed files, a JSON example's related files) obeys one rule, the repository's
+(:func:`pytest_editpred._urls.split_path`): relative, inside the repository, no
+``.git`` component, no NUL, backslash or control character. It is checked before the
+repository is opened, so a hostile example is an ERROR at its line without any git
+work, and a file the edit history creates cannot be ``../x`` while a cursor path
+could not.
 """
 
 from __future__ import annotations
@@ -17,7 +25,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from ._diff import AppliedSection, Kind, OpenFile, apply_sections, classify, path_candidates, reverse_diff, split_lines
+from ._diff import (
+    AppliedSection,
+    Kind,
+    OpenFile,
+    PlacingBudget,
+    apply_sections,
+    classify,
+    named_paths,
+    path_candidates,
+    reverse_diff,
+    split_lines,
+)
 from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile
 from ._exceptions import (
     CursorAmbiguousError,
@@ -27,6 +46,7 @@ from ._exceptions import (
     EditPredError,
     MissingFileError,
     UncommittedDiffError,
+    UnsafePathError,
 )
 from ._request import Cursor, EditEvent, PredictionRequest
 
@@ -83,6 +103,47 @@ def _located(error: EditPredError, example: Example, line: int | None) -> EditPr
     return error.locate(example.source.path, line if line is not None else example.source.line)
 
 
+_PATH_FIX = "Name files by their path relative to the repository root, without '..' or '.git'."
+
+
+def check_paths(example: Example) -> None:
+    """Refuse the first path the example names that the path rule refuses: an
+    :class:`UnsafePathError` at the line of the file that names it, with the rule's
+    message after what named it (``edit history: unsafe path '../x': it contains '..'``)."""
+    from ._urls import split_path
+
+    source = example.source
+
+    def check(path: str, what: str, line: int | None) -> None:
+        try:
+            split_path(path)
+        except EditPredError as error:
+            raise UnsafePathError(
+                f"{what}: {error.reason}", fix=_PATH_FIX, path=source.path, line=line or source.line
+            ) from None
+
+    def diff(text: str, what: str, first: int | None) -> None:
+        """The paths of a diff whose first line is the file's line ``first``."""
+        for line, path in named_paths(text):
+            check(path, what, first + line - 1 if first is not None else None)
+
+    diff(example.uncommitted_diff, "uncommitted diff", source.uncommitted_diff_line)
+    for line, path in named_paths(example.edit_history):  # several fences: mapped back
+        check(path, "edit history", source.history_line(line))
+    check(example.cursor_path, "cursor path", source.cursor_line - 1 if source.cursor_line else None)
+    for entry in example.recently_opened_files:
+        check(entry.path, "recently opened file", None)
+    for entry in example.recently_viewed_files:
+        check(entry.path, "recently viewed file", None)
+    for related in example.related_files or ():
+        check(related.path, "related file", None)
+    lines = source.expected_patch_lines
+    for index, patch in enumerate(example.expected_patches):
+        diff(patch, f"expected patch {index + 1}", lines[index] if index < len(lines) else None)
+    if example.rejected_patch is not None:
+        diff(example.rejected_patch, "rejected patch", source.rejected_patch_line)
+
+
 def _reader(repository: Repository, tree: str) -> OpenFile:
     def open_file(path: str) -> tuple[str, str] | None:
         text = repository.read(tree, path)
@@ -137,9 +198,10 @@ def _apply_history(example: Example, buffers: dict[str, str], open_file: OpenFil
 def _rollback(example: Example, open_file: OpenFile) -> dict[str, str]:
     """Buffers before the edit history, when the uncommitted diff already holds it."""
     buffers: dict[str, str] = {}
+    budget = PlacingBudget()  # one for all the chunks: 100,000 of them cost as one diff
     for chunk in reversed(_section_texts(example.edit_history)):
         try:
-            list(apply_sections(reverse_diff(chunk), buffers, open_file))
+            list(apply_sections(reverse_diff(chunk), buffers, open_file, budget=budget))
         except DiffError as error:
             raise EditHistoryError(
                 "rolling the edit history back out of the uncommitted diff failed: " + error.reason,
@@ -205,12 +267,13 @@ def _recent(
 def build_scene(example: Example, cache: RepositoryCache) -> Scene:
     """Rebuild the example's moment; every problem is an :class:`ExampleError`
     (the example is wrong) or an :class:`InfrastructureError` (git or network)."""
+    check_paths(example)
     try:
         repository = cache.open(example.repository_url)
         commit = repository.resolve(example.revision)
     except EditPredError as error:
         raise _located(error, example, example.source.line) from None
-    where = f"at {example.repository_url} {example.revision}"
+    where = f"at {repository.url.display} {example.revision}"
     tree = commit
     if example.uncommitted_diff:
         try:

@@ -3,6 +3,13 @@
 Workers annotate each report with a plain-data record (``report.editpred``), which
 xdist carries to the controller with the report; the controller alone aggregates,
 prints and writes files, so a summary appears once, also under ``-n``.
+
+A report file that cannot be written (a full disk, a read-only directory, a path
+that is a directory) is a warning line in the terminal summary, once per file,
+naming the file, the error and the fix; the run goes on and its exit status stays
+the items' own. A report is a by-product of the run: failing CI because the disk of
+the HTML page filled up would hide the verdicts the run did produce, and the
+warning says exactly what is missing.
 """
 
 from __future__ import annotations
@@ -10,18 +17,24 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import defaultdict
+import sys
+from collections import Counter, defaultdict
 from collections.abc import Generator
+from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import pytest
 
 from .._exceptions import ConfigError, EditPredError, InfrastructureError
-from .._prediction import Prediction
-from . import options
-from .collect import ExampleItem
-from .runner import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, Prepared
+from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
+
+# The Reporter is registered in every pytest run, also of a suite with no example:
+# the collector, the runner and the example model load only once examples exist.
+if TYPE_CHECKING:
+    from .._prediction import Prediction
+    from .collect import ExampleItem
+    from .runner import Prepared
 
 __all__ = ["Reporter", "annotate", "record_of"]
 
@@ -90,6 +103,12 @@ def _model_texts(
     )
 
 
+def _safe_url(url: str) -> str | None:
+    from .._urls import safe_url
+
+    return safe_url(url)
+
+
 def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> dict[str, Any]:
     """One plain-data record per item (and trial), for reports and comparisons."""
     example = item.example
@@ -102,7 +121,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "name": example.name if example is not None else item.name,
         "nodeid": item.nodeid,
         "path": str(item.path),
-        "repository_url": example.repository_url if example is not None else None,
+        "repository_url": _safe_url(example.repository_url) if example is not None else None,
         "revision": example.revision if example is not None else None,
         "tags": list(example.tags) if example is not None else [],
         "provider": settings.provider if settings is not None else None,
@@ -122,6 +141,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "raw_output": None,
         "matched_candidate": None,
         "best_candidate": None,
+        "expected_cursor": None,
         "metrics": {},
         "notes": [],
     }
@@ -132,6 +152,13 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         record["matched_candidate"] = prepared.properties.get("matched_candidate")
     if verdict is not None:
         record["best_candidate"] = verdict.best + 1 if verdict.best is not None else None
+        # Does the best expected patch mark a cursor (in the cursor file, where the
+        # metrics look)? Only those predictions count in the cursor exact-match rate.
+        best = verdict.candidates[verdict.best] if verdict.best is not None else None
+        record["expected_cursor"] = bool(
+            best is not None and best.cursor is not None and prepared is not None
+            and best.cursor[0] == prepared.scene.cursor.path
+        )
         record["notes"] = list(verdict.notes)
         if verdict.predicted_cursor is not None:
             record["predicted_cursor"] = {"path": verdict.predicted_cursor[0], "offset": verdict.predicted_cursor[1]}
@@ -177,19 +204,45 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     item.user_properties.extend((k, v) for k, v in properties if v is not None)
     report.user_properties = list(item.user_properties)
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
-        _accept(item, report)
+        status, message = _accept(item)
+        # Carried to the xdist controller with the report, which prints one line per file.
+        report.editpred_accept = {"path": str(item.path), "status": status, "message": message}  # type: ignore[attr-defined]
+        report.sections.append(("editpred accept", message))
 
 
-def _accept(item: ExampleItem, report: pytest.TestReport) -> None:
-    """``--editpred-accept``: the prediction becomes a new Expected Patch of its file."""
+def _accept(item: ExampleItem) -> tuple[str, str]:
+    """``--editpred-accept``: the prediction becomes a new Expected Patch of its file.
+
+    Returns ``(status, message)``: ``added``, ``unchanged`` (the example already has
+    this patch), ``skipped`` (there is nothing to accept, and why) or ``refused``
+    (:func:`accept_prediction` said no, and why). Every trial is accepted: trials
+    may answer differently, and identical answers are written once.
+    """
     prepared: Prepared | None = item.stash.get(PREPARED_KEY, None)
-    if prepared is None or prepared.verdict is None or item.trial != 1 or item.path.suffix != ".md":
-        return
-    from ..reports import accept_prediction
+    if item.path.suffix.lower() != ".md":
+        return "skipped", f"not accepted: only .md examples are edited, not {item.path.suffix} files"
+    if prepared is None or prepared.verdict is None:
+        if prepared is not None and prepared.prediction_error is not None:
+            return "skipped", "not accepted: the model's answer could not be used"
+        return "skipped", "not accepted: no prediction was judged"
     from .._scene import unified_diff
+    from .._urls import split_path
+    from .._verdict import _same_buffers
+    from ..reports import accept_prediction
 
     verdict = prepared.verdict
     scene = prepared.scene
+    run = item.stash.get(RUN_KEY, None)
+    mode = run.match if run is not None else "exact"
+    if verdict.passed:
+        return "skipped", f"not accepted: the prediction already {verdict.reason} (it failed a threshold)"
+    if prepared.rejected is not None and _same_buffers(verdict.predicted_buffers, prepared.rejected.buffers, mode):
+        return "skipped", "not accepted: the prediction is the example's Rejected Patch"
+    for path in verdict.changed_paths:
+        try:
+            split_path(path)
+        except EditPredError as error:
+            return "refused", f"refused: the prediction names an {error.reason}; it is never written into a corpus"
     patches: list[str] = []
     cursor_line = None
     for path in verdict.changed_paths:
@@ -202,14 +255,16 @@ def _accept(item: ExampleItem, report: pytest.TestReport) -> None:
                 cursor_line = (found[0] + sum(p.count("\n") for p in patches), found[1])
         patches.append(diff)
     if not patches:
-        return
+        return "skipped", "not accepted: the prediction changes nothing"
     try:
         line = accept_prediction(item.path, "".join(patches), cursor_line)
-    except (EditPredError, ValueError) as error:
-        item.add_report_section("call", "editpred accept", f"not accepted: {error}")
-        return
-    if line is not None:
-        report.sections.append(("editpred accept", f"added as expected patch at {item.path.name}:{line}"))
+    except EditPredError as error:
+        return "refused", f"refused: {error.reason}" + (f" (fix: {error.fix})" if error.fix else "")
+    except (ValueError, OSError) as error:
+        return "refused", f"refused: {error}"
+    if line is None:
+        return "unchanged", "not added: the example already has this expected patch"
+    return "added", f"added as expected patch at {item.path.name}:{line}"
 
 
 def _cursor_line(diff: str, text: str, offset: int) -> tuple[int, int] | None:
@@ -241,11 +296,21 @@ class Reporter:
         self.jsonl: Any = None
         self.decisions: list[str] = []
         self.written: list[str] = []
+        # Report files that could not be written: one warning line each.
+        self.faults: list[str] = []
+        # The JSONL report's failed write, told at the end when the total is known.
+        self.jsonl_fault: tuple[Path, int, OSError] | None = None
+        # --editpred-accept outcomes per example file, in order.
+        self.accepts: dict[str, list[str]] = {}
         # Failed reports that are not examples' (unit tests, collection errors): the
         # pass-rate gate is about examples and must not turn these into a pass.
         self.other_failures = 0
         # The baseline, read before the report file is opened: they may be one file.
         self.baseline: list[dict[str, Any]] | None = None
+        # Example items collected (None: unknown) and why the run was interrupted, if
+        # it was: a summary over fewer items than collected says it is partial.
+        self.collected: int | None = None
+        self.interrupted: str | None = None
         _check_options(config)
 
     @property
@@ -273,9 +338,13 @@ class Reporter:
         if report is not None and not self.is_worker:
             from ..reports import JsonlReport
 
-            self.jsonl = JsonlReport(report)
-            self.jsonl.open()
-            self.written.append(f"records: {report}")
+            try:
+                self.jsonl = JsonlReport(report).open()
+            except OSError as error:
+                self.jsonl = None
+                self._fault("the JSONL report", report, "--editpred-report", error)
+            else:
+                self.written.append(f"records: {report}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
@@ -286,8 +355,33 @@ class Reporter:
                 self.other_failures += 1
             return
         self.records.append(record)
+        accept = getattr(report, "editpred_accept", None)
+        if isinstance(accept, dict):
+            self.accepts.setdefault(str(accept["path"]), []).append(str(accept["message"]))
         if self.jsonl is not None:
-            self.jsonl.append(record)  # flushed: an interrupted run keeps what it finished
+            try:
+                self.jsonl.append(record)  # fsynced: an interrupted run keeps what it finished
+            except OSError as error:
+                # The file keeps every record before this one (the partial line is cut):
+                # stop writing rather than leave a gap, and tell it once at the end.
+                self.jsonl_fault = (self.jsonl.path, self.jsonl.count, error)
+                self._close_jsonl()
+
+    def _close_jsonl(self) -> None:
+        jsonl, self.jsonl = self.jsonl, None
+        if jsonl is not None:
+            try:
+                jsonl.close()
+            except OSError as error:  # some file systems report a failed write at close
+                self._fault("the JSONL report", jsonl.path, "--editpred-report", error)
+
+    def _fault(self, what: str, path: Path, option: str, error: OSError, detail: str = "") -> None:
+        """Remember one report that could not be written, as its warning line."""
+        from .._disk import describe, remedy
+
+        fix = remedy(error, f"the disk of {path.parent}", f"point {option} elsewhere")
+        self.faults.append(f"editpred warning: {what} {path} {detail or 'was not written'}: {describe(error)}. {fix}")
+        self.written = [line for line in self.written if not line.endswith(f": {path}")]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
@@ -297,7 +391,7 @@ class Reporter:
         fixture ran (a skip mark, a failing ``editpred_completion`` fixture): the
         summary counts it and a comparison sees it skipped or failed, not missing."""
         report = yield
-        if isinstance(item, ExampleItem) and getattr(report, "editpred", None) is None:
+        if _is_example_item(item) and getattr(report, "editpred", None) is None:
             annotate(item, call, report)
         return report
 
@@ -305,13 +399,25 @@ class Reporter:
         if report.failed and not self.is_worker:
             self.other_failures += 1
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.is_worker:
+            self.collected = sum(_is_example_item(item) for item in session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """Under xdist the controller collects nothing; every worker sends the same
+        node ids, and an example's is its ``.md``/``.json``/``.jsonl`` file's."""
+        self.collected = sum(_is_example_id(nodeid) for nodeid in ids)
+
     def pytest_runtest_logfinish(self) -> None:
         """``-x`` and ``--maxfail`` stop the session: drop the predictions in flight."""
         if self.session is not None and (self.session.shouldstop or self.session.shouldfail):
             self.cancel()
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_keyboard_interrupt(self) -> None:
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # Ctrl-C, or xdist ending the session on -x / --maxfail ("stopping after ...").
+        self.interrupted = str(excinfo.value).strip() or "interrupted"
         self.cancel()
 
     def cancel(self) -> None:
@@ -330,6 +436,22 @@ class Reporter:
                 label = record["name"] if record["trial"] == 1 else f"{record['name']}[t{record['trial']}]"
                 rows.append((label, PredictionScore.from_dict(record["metrics"])))
         return rows
+
+    def partial(self) -> str | None:
+        """``after 2 of 29 items (why)`` when the summary covers fewer example items
+        than were collected, or the run was stopped (``-x``, ``--maxfail``, Ctrl-C, a
+        crashed worker); None for a whole run."""
+        session = self.session
+        ran = len({record["nodeid"] for record in self.records})
+        stopped = (session.shouldstop or session.shouldfail) if session is not None else False
+        short = self.collected is not None and ran < self.collected
+        if not (stopped or self.interrupted or short):
+            return None
+        why = stopped if isinstance(stopped, str) else self.interrupted or (
+            "stopped early" if stopped else "the other items did not report"
+        )
+        of = f" of {self.collected}" if self.collected is not None else ""
+        return f"after {ran}{of} items ({why})"
 
     def summary(self) -> dict[str, Any]:
         from .._summary import Summary
@@ -350,8 +472,17 @@ class Reporter:
             run.close()
         if self.is_worker:
             return
-        if self.jsonl is not None:
-            self.jsonl.close()
+        self._close_jsonl()
+        if self.jsonl_fault is not None:
+            path, count, error = self.jsonl_fault
+            self._fault(
+                "the JSONL report",
+                path,
+                "--editpred-report",
+                error,
+                f"holds only the first {count} of {len(self.records)} records (writing record {count + 1} failed)",
+            )
+            self.jsonl_fault = None
         if not self.records:
             return
         summary = self.summary()
@@ -365,24 +496,31 @@ class Reporter:
 
             scores = [score for _, score in self._scores()]
             data = Summary.from_scores(scores).to_summary_json()
-            _write(summary_json, json.dumps(data, indent=2) + "\n")
-            self.written.append(f"summary: {summary_json}")
+            try:
+                _write(summary_json, json.dumps(data, indent=2) + "\n")
+            except OSError as error:
+                self._fault("the summary JSON", summary_json, "--editpred-summary-json", error)
+            else:
+                self.written.append(f"summary: {summary_json}")
         html = self._path("html")
         if html is not None:
             from ..reports import render_html
 
-            _write(html, render_html(self.records, summary, title="pytest-editpred report"))
-            self.written.append(f"html: {html}")
+            try:
+                _write(html, render_html(self.records, summary, title="pytest-editpred report"))
+            except OSError as error:
+                self._fault("the HTML report", html, "--editpred-html", error)
+            else:
+                self.written.append(f"html: {html}")
 
     def _gate(self, session: pytest.Session, summary: dict[str, Any]) -> None:
         fail_under = options.get(self.config, "fail_under")
         total = summary["total"]
-        rate = 100 * summary["passed"] / total if total else 0.0
-        stopped = session.shouldstop or session.shouldfail
-        if fail_under is not None and stopped:
+        partial = self.partial()
+        if fail_under is not None and partial:
             self.decisions.append(
-                f"gate: not applied: the run stopped early ({stopped}); a pass rate of the "
-                "examples that ran says nothing about the others"
+                f"gate: not applied: the run stopped early, {partial}; "
+                "a pass rate of the examples that ran says nothing about the others"
             )
         elif fail_under is not None and self.other_failures:
             self.decisions.append(
@@ -390,17 +528,19 @@ class Reporter:
                 "examples failed, and the pass rate cannot excuse them"
             )
         elif fail_under is not None and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-            if rate >= fail_under:
+            rate, required, shown, shown_required = _gate_figures(summary["passed"], total, fail_under)
+            counted = f"{summary['passed']} of {total} passed"
+            if rate >= required:
                 session.exitstatus = pytest.ExitCode.OK
                 self.decisions.append(
-                    f"gate: pass rate {rate:.1f}% >= {fail_under:g}% required: the run passes "
-                    f"({summary['failed']} failed and {summary['error']} errors are within the limit)"
+                    f"gate: pass rate {shown}% >= {shown_required}% required: the run passes ({counted}; "
+                    f"{summary['failed']} failed and {summary['error']} errors are within the limit)"
                 )
             else:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
                 self.decisions.append(
-                    f"gate: pass rate {rate:.1f}% < {fail_under:g}% required: the run fails "
-                    "(errors count as not passed)"
+                    f"gate: pass rate {shown}% < {shown_required}% required: the run fails "
+                    f"({counted}; errors count as not passed)"
                 )
         if self.baseline is not None:
             from ..reports import compare
@@ -419,12 +559,24 @@ class Reporter:
     # --------------------------------------------------------------- printing
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker or not (self.records or self.faults or self.accepts):
             return
-        from .._summary import format_eval_report
-
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "editpred summary")
+        if self.records:
+            self._print_results(write)
+        for path, messages in self.accepts.items():
+            write(f"editpred accept: {_relative(self.config, path)}: {_tally(messages)}")
+        for line in self.faults:
+            terminalreporter.write_line(line, yellow=True, bold=True)
+
+    def _print_results(self, write: Any) -> None:
+        from .._summary import format_eval_report
+
+        partial = self.partial()
+        if partial:
+            ran = len({record["nodeid"] for record in self.records})
+            write(f"partial: stopped {partial}; every number below is over those {ran} only")
         rows = self._scores()
         if rows:
             verbose = self.config.get_verbosity() > 0
@@ -434,6 +586,9 @@ class Reporter:
             write("")
         summary = self.summary()
         write(_rates_line(self.records, summary))
+        cursor = _cursor_rate_line(self.records)
+        if cursor:
+            write(cursor)
         for line in _trial_lines(self.records):
             write(line)
         for group in _groups(self.config):
@@ -447,29 +602,119 @@ class Reporter:
 
 
 def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write a report file whole or not at all: a temporary file in the same
+    directory, renamed over ``path``, and removed on any error (a full disk must
+    not leave 0-byte ``.tmp`` files beside the reports)."""
+    from .._files import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
+
+
+def _relative(config: pytest.Config, path: str) -> str:
+    try:
+        return os.path.relpath(path, config.rootpath)
+    except ValueError:  # another drive on Windows
+        return path
+
+
+def _tally(messages: list[str]) -> str:
+    """One line for all accepts into one file: each distinct message once, counted."""
+    counts: dict[str, int] = {}
+    for message in messages:
+        counts[message] = counts.get(message, 0) + 1
+    return "; ".join(m if n == 1 else f"{m} (x{n})" for m, n in counts.items())
+
+
+def _gate_figures(passed: int, total: int, fail_under: float) -> tuple[Fraction, Fraction, str, str]:
+    """The gate's rate and threshold, exact, and as printed: the threshold as the user
+    wrote it, the rate with the fewest decimals (at least one) that keep it on its
+    side of the threshold (never ``55.2% < 55.2%``)."""
+    rate = Fraction(100 * passed, total) if total else Fraction(0)
+    required = Fraction(repr(float(fail_under)))  # the decimal that was typed, not its binary neighbour
+    shown_required = f"{fail_under:g}" if Fraction(f"{fail_under:g}") == required else repr(float(fail_under))
+    digits = 1
+    while True:  # ends: a rate that differs from the threshold does so by some decimal
+        scaled = round(rate * 10**digits)  # exact decimal rounding, no float on the way
+        rounded = Fraction(scaled, 10**digits)
+        if (rounded >= required) == (rate >= required) and (rounded == required) == (rate == required):
+            break
+        digits += 1
+    whole, fraction = divmod(abs(scaled), 10**digits)
+    shown = f"{'-' if scaled < 0 else ''}{whole}.{fraction:0{digits}d}"
+    return rate, required, shown, shown_required
+
+
+def _is_example_item(item: Any) -> TypeGuard[ExampleItem]:
+    """Is ``item`` an example? Asked of every item of every suite, without importing
+    the collector: while its module is not loaded, no item can be one."""
+    collect = sys.modules.get(f"{__package__}.collect")
+    return collect is not None and isinstance(item, collect.ExampleItem)
+
+
+def _is_example_id(nodeid: str) -> bool:
+    return nodeid.split("::", 1)[0].lower().endswith((".md", ".json", ".jsonl"))
+
+
+def _by_example(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The records that ran (skipped ones left out), by example: its items' node id
+    without the trial suffix (``[t2]``), so the trials of one example are one cluster."""
+    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in records:
+        if record["outcome"] != "skipped":
+            examples[_TRIAL_SUFFIX.sub("", record["nodeid"])].append(record)
+    return examples
+
+
+def _excluded(records: list[dict[str, Any]]) -> str:
+    """What a mean over scored predictions leaves out, e.g. ``3 errors excluded``."""
+    counts = Counter(r["outcome"] for r in records if r["outcome"] != "skipped" and not r["metrics"])
+    labels = {"error": ("error", "errors"), "failed": ("unscored failure", "unscored failures"),
+              "passed": ("unscored pass", "unscored passes")}
+    parts = [f"{n} {labels.get(k, (k, k))[n != 1]}" for k, n in sorted(counts.items())]
+    return f"{' and '.join(parts)} excluded" if parts else ""
 
 
 def _rates_line(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
-    from .._stats import bootstrap_mean_interval, wilson_interval
+    """The run's pass rate and mean delta-chrF, each with its denominator and a 95%
+    interval over *examples* (trials of one example clustered: see
+    :func:`~pytest_editpred._stats.clustered_rate_interval` and
+    :func:`~pytest_editpred._stats.cluster_bootstrap_mean_interval`)."""
+    from .._stats import cluster_bootstrap_mean_interval, clustered_rate_interval
 
     total = summary["total"]
     parts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "error", "skipped") if summary[k])
     if not total:
         return f"{len(records)} predictions: {parts}"
-    rate = wilson_interval(summary["passed"], total)
+    examples = _by_example(records)
+    rate = clustered_rate_interval([(len(rs), sum(r["outcome"] == "passed" for r in rs)) for rs in examples.values()])
+    clustered = f" over {len(examples)} examples, trials clustered" if len(examples) < total else ""
     line = (
-        f"{total} predictions: {parts}; pass rate {100 * summary['passed'] / total:.1f}% "
-        f"[95% CI {100 * rate.low:.1f}-{100 * rate.high:.1f}] (errors count as not passed)"
+        f"{total} predictions: {parts}; pass rate {100 * summary['passed'] / total:.1f}% of {total} "
+        f"[95% CI {100 * rate.low:.1f}-{100 * rate.high:.1f}{clustered}] (errors count as not passed)"
     )
-    chrf = [r["metrics"]["delta_chr_f"] for r in records if r["metrics"]]
-    if len(chrf) > 1:
-        mean = bootstrap_mean_interval(chrf, confidence=0.95)
-        line += f"; mean delta-chrF {mean.estimate:.1f} [95% CI {mean.low:.1f}-{mean.high:.1f}]"
+    chrf = [[r["metrics"]["delta_chr_f"] for r in rs if r["metrics"]] for rs in examples.values()]
+    scored = sum(len(values) for values in chrf)
+    if scored:
+        mean = cluster_bootstrap_mean_interval(chrf, confidence=0.95)
+        interval = f" [95% CI {mean.low:.1f}-{mean.high:.1f}]" if scored > 1 else ""
+        line += f"; mean delta-chrF {mean.estimate:.1f} over {scored} scored{interval}"
+    excluded = _excluded(records)
+    if excluded:
+        line += f"; {excluded}"
     return line
+
+
+def _cursor_rate_line(records: list[dict[str, Any]]) -> str | None:
+    """The cursor exact-match rate over the scored predictions whose best expected
+    patch marks a cursor (a patch without one cannot be matched by a cursor)."""
+    marked = [r for r in records if r["metrics"] and r.get("expected_cursor")]
+    if not marked:
+        return None
+    exact = sum(r["metrics"].get("cursor_exact_match") is True for r in marked)
+    return (
+        f"cursor exact match {100 * exact / len(marked):.1f}% ({exact} of {len(marked)} scored predictions "
+        "whose best expected patch marks a cursor)"
+    )
 
 
 _TRIAL_SUFFIX = re.compile(r"\[t\d+\]$")
@@ -477,7 +722,7 @@ _TRIAL_SUFFIX = re.compile(r"\[t\d+\]$")
 
 def _trial_lines(records: list[dict[str, Any]]) -> list[str]:
     """pass@1, pass@k (unbiased) and pass^k over examples run k > 1 times."""
-    from .._stats import bootstrap_mean_interval, pass_at_k_single, pass_hat_k_single, wilson_interval
+    from .._stats import bootstrap_mean_interval, clustered_rate_interval, pass_at_k_single, pass_hat_k_single
 
     by_example: dict[str, list[bool]] = defaultdict(list)
     unreadable = 0
@@ -495,9 +740,7 @@ def _trial_lines(records: list[dict[str, Any]]) -> list[str]:
     if k < 2:
         return []
     trials = [(len(v), sum(v)) for v in by_example.values()]
-    n_total = sum(n for n, _ in trials)
-    passed = sum(c for _, c in trials)
-    p1 = wilson_interval(passed, n_total)
+    p1 = clustered_rate_interval(trials)  # the trials of one example are clustered
     at_k = bootstrap_mean_interval([pass_at_k_single(n, c, k) for n, c in trials], confidence=0.95)
     hat_k = bootstrap_mean_interval([pass_hat_k_single(n, c, k) for n, c in trials], confidence=0.95)
     left_out = f" ({unreadable} unreadable example file(s) left out)" if unreadable else ""
@@ -554,9 +797,14 @@ def _group_lines(records: list[dict[str, Any]], group: str) -> list[str]:
                 groups[tag].append(record)
     lines = [f"by {group}:"]
     for name in sorted(groups):
-        members = groups[name]
+        members = [r for r in groups[name] if r["outcome"] != "skipped"]
+        if not members:
+            lines.append(f"  {name:<30} all skipped")
+            continue
         passed = sum(r["outcome"] == "passed" for r in members)
         chrf = [r["metrics"]["delta_chr_f"] for r in members if r["metrics"]]
         mean = f", mean delta-chrF {sum(chrf) / len(chrf):.1f}" if chrf else ""
+        excluded = _excluded(members)
+        mean += f" ({excluded})" if excluded and chrf else ""
         lines.append(f"  {name:<30} {passed}/{len(members)} passed ({100 * passed / len(members):.0f}%){mean}")
     return lines

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from .._deadline import check as check_deadline
 from ._local import change_between, common_prefix_length, common_suffix_length, local_window
 from ._tokens import RUST_WHITESPACE
 
@@ -111,6 +112,10 @@ def _free_positions(length: int, n: int, blocks: Iterable[tuple[int, int]]) -> I
     yield from range(at, last + 1)
 
 
+_ORDERS = range(1, CHR_F_CHAR_ORDER + 1)
+_LIST_LIMIT = 20_000  # characters of a region counted through one list (about 1 MB of n-grams)
+
+
 class _NgramDelta:
     """``count(after) - count(before)`` per n-gram of every order, for one
     (before, after) pair, split into what was added (``added``) and what was removed
@@ -124,16 +129,24 @@ class _NgramDelta:
 
     def __init__(self, before: str, after: str) -> None:
         blocks = _line_blocks(before, after) if len(before) + len(after) > _ALIGN_THRESHOLD else None
-        old_grams: list[str] = []
-        new_grams: list[str] = []
-        for n in range(1, CHR_F_CHAR_ORDER + 1):
-            if blocks is None:
-                old_grams += [before[i : i + n] for i in range(len(before) - n + 1)]
-                new_grams += [after[i : i + n] for i in range(len(after) - n + 1)]
-            else:
-                old_grams += [before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks))]
-                new_grams += [after[i : i + n] for i in _free_positions(len(after), n, ((b, s) for _, b, s in blocks))]
-        old, new = Counter(old_grams), Counter(new_grams)
+        if blocks is None and len(before) + len(after) <= _LIST_LIMIT:
+            # the common case, a few lines: one list of every n-gram, counted in C
+            old = Counter([before[i : i + n] for n in _ORDERS for i in range(len(before) - n + 1)])
+            new = Counter([after[i : i + n] for n in _ORDERS for i in range(len(after) - n + 1)])
+        else:
+            # Counted order by order from generators: a list of every n-gram would hold
+            # six strings per character (2 GB for a 5 MB region) where the counters hold
+            # each distinct n-gram once.
+            old, new = Counter(), Counter()
+            for n in _ORDERS:
+                check_deadline()
+                if blocks is None:
+                    old.update(before[i : i + n] for i in range(len(before) - n + 1))
+                    new.update(after[i : i + n] for i in range(len(after) - n + 1))
+                else:
+                    old.update(before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks)))
+                    new.update(after[i : i + n] for i in _free_positions(len(after), n, ((b, s) for _, b, s in blocks)))
+        check_deadline()
         added: dict[str, int] = {}
         removed: dict[str, int] = {}
         totals = [0] * (CHR_F_CHAR_ORDER + 1)
