@@ -15,7 +15,11 @@ The cases are the ones of issue 12 ("Bounded and sealed"):
   is over ``--editpred-max-prediction-bytes``; the 3.4 MB one is judged);
 * ``cursor-64MiB``: a 64 MiB cursor file with a one-line expected patch.
 
-``--scale`` multiplies every size (0.1 for a quick look); ``--profile`` runs the child
+``--memory-gb`` caps the child's address space (default 6) so that a case that
+would need 20 GB ends in a MemoryError instead of taking the machine down.
+``EDITPRED_BENCH_CODE=/some/copy`` runs the children on another copy of the
+package (how the "before" figures were taken, on a copy of the tree before the
+fixes). ``--scale`` multiplies every size (0.1 for a quick look); ``--profile`` runs the child
 under cProfile and prints its 25 most expensive functions, which is how the
 quadratic steps were found. Figures are printed, never asserted: the tests check
 outcomes and memory, not time.
@@ -64,9 +68,15 @@ def _front(rev: str) -> str:
     return f'+++\nrepository_url = "{URL}"\nrevision = "{rev}"\n+++\n\n'
 
 
-def _lines(count: int, width: int = 30) -> str:
-    """``count`` distinct lines of about ``width`` characters."""
-    return "".join(f"value_{i:07d} = {'x' * (width - 20)}{i}\n" for i in range(count))
+def _lines(size: int) -> str:
+    """Distinct lines of 34 characters (``value_0000012 = xxxxxxxxxx0000012``), about
+    ``size`` characters in all."""
+    return "".join(f"value_{i:07d} = {'x' * 10}{i:07d}\n" for i in range(max(size // 34, 1)))
+
+
+def _added(size: int) -> str:
+    """About ``size`` characters of ``+`` lines."""
+    return "".join("+" + line for line in _lines(size * 34 // 35).splitlines(keepends=True))
 
 
 def _example(rev: str, cursor_path: str, cursor_block: str, expected: str, history: str = "") -> str:
@@ -103,21 +113,21 @@ SMALL = {"f.py": "def f():\n    return 1\n"}
 
 def example_50mb(root: Path, scale: float) -> None:
     rev = _project(root, SMALL)
-    body = "".join("+" + line for line in _lines(int(1_700_000 * scale)))
+    body = _added(int(50_000_000 * scale))
     expected = "--- a/f.py\n+++ b/f.py\n@@ -2,1 +2,2 @@\n     return 1\n" + body
     (root / "evals" / "big.md").write_text(_example(rev, "f.py", CURSOR, expected))
 
 
 def hunk_9_5mb(root: Path, scale: float) -> None:
     rev = _project(root, SMALL)
-    body = "".join("+" + line for line in _lines(int(320_000 * scale)))
+    body = _added(int(9_500_000 * scale))
     expected = "--- a/f.py\n+++ b/f.py\n@@ -2,1 +2,2 @@\n     return 1\n" + body
     (root / "evals" / "hunk.md").write_text(_example(rev, "f.py", CURSOR, expected))
 
 
 def hunks_100k(root: Path, scale: float) -> None:
     count = int(100_000 * scale)
-    original = _lines(count)
+    original = _lines(count * 34)
     rev = _project(root, {"f.py": original})
     hunks = []
     for i, line in enumerate(original.splitlines(keepends=True)):
@@ -132,15 +142,14 @@ def _answer(size: int) -> Case:
         rev = _project(root, SMALL)
         expected = "--- a/f.py\n+++ b/f.py\n@@ -2,1 +2,1 @@\n-    return 1\n+    return 2\n"
         (root / "evals" / "answer.md").write_text(_example(rev, "f.py", CURSOR, expected))
-        body = "".join("+" + line for line in _lines(int(size * scale) // 31))
+        body = _added(int(size * scale))
         (root / "answer.diff").write_text("--- a/f.py\n+++ b/f.py\n@@ -2,1 +2,2 @@\n     return 1\n" + body)
 
     return case
 
 
 def cursor_64mib(root: Path, scale: float) -> None:
-    count = int(64 * 1024 * 1024 * scale) // 31
-    text = _lines(count) + "def f():\n    return 1\n"
+    text = _lines(int(64 * 1024 * 1024 * scale)) + "def f():\n    return 1\n"
     rev = _project(root, {"f.py": text})
     expected = "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
     (root / "evals" / "cursor.md").write_text(_example(rev, "f.py", CURSOR, expected))
@@ -159,23 +168,24 @@ CASES: dict[str, Case] = {
 #: Runs the command given and prints its peak RSS: a process of its own, so each
 #: case's figure is its own (``RUSAGE_CHILDREN`` is a maximum over all children).
 WRAPPER = (
-    "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+    "import resource, subprocess, sys; limit = int(sys.argv.pop(1)); "
+    "code = subprocess.call(sys.argv[1:], preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))); "
     "print('PEAK_RSS_KB', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); sys.exit(code)"
 )
 
 
-def run(name: str, scale: float, timeout: float, profile: bool) -> None:
+def run(name: str, scale: float, timeout: float, profile: bool, memory_gb: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         CASES[name](root, scale)
         size = sum(p.stat().st_size for p in (root / "evals").iterdir()) + (
             (root / "answer.diff").stat().st_size if (root / "answer.diff").exists() else 0
         )
-        command = [sys.executable, "-c", WRAPPER, sys.executable]
+        command = [sys.executable, "-c", WRAPPER, str(int(memory_gb * 2**30)), sys.executable]
         if profile:
             command += ["-m", "cProfile", "-s", "cumulative"]
         command += ["-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "evals"]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": os.environ.get("EDITPRED_BENCH_CODE", str(ROOT))}
         start = time.perf_counter()
         child = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                  text=True, start_new_session=True)
@@ -196,7 +206,7 @@ def run(name: str, scale: float, timeout: float, profile: bool) -> None:
                 print("    " + line)
         if profile:
             at = next((i for i, line in enumerate(lines) if "ncalls" in line), len(lines))
-            print("\n".join(lines[at : at + 30]))
+            print("\n".join(lines[at : at + 70]))
 
 
 def main() -> None:
@@ -205,9 +215,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--only", action="append", choices=sorted(CASES))
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space cap of the child (a MemoryError past it)")
     args = parser.parse_args()
     for name in args.only or CASES:
-        run(name, args.scale, args.timeout, args.profile)
+        run(name, args.scale, args.timeout, args.profile, args.memory_gb)
 
 
 if __name__ == "__main__":

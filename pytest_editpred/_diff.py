@@ -14,6 +14,13 @@ do we:
 * patches apply hunk by hunk, each in the text the previous hunks left
   (:func:`apply_hunks`).
 
+Placing a hunk means searching the whole text for its context (every match counts, to
+tell a unique context from a repeated one), so a patch costs its hunk count times the
+text's length. That product is bounded by :data:`MAX_PLACING_CHARS`: a patch of
+100,000 hunks on a 3 MB file would search 300 G characters (minutes), and is refused
+at once instead (:class:`PlacingBudget`), with a :class:`DiffError` that says so (an ERROR for an example's
+diff, a FAILED for a predicted patch). Everything else here is linear in the diff.
+
 Offsets are character offsets into ``str``; matching a string inside a string gives
 the same places as Zed's byte search, so only columns need converting, elsewhere.
 """
@@ -48,9 +55,17 @@ __all__ = [
     "apply_to_string",
     "reverse_diff",
     "path_candidates",
+    "named_paths",
+    "MAX_PLACING_CHARS",
+    "PlacingBudget",
 ]
 
 DEV_NULL = "/dev/null"
+
+MAX_PLACING_CHARS = 2_000_000_000
+"""Characters a diff's hunks may search in all, hunks times text length (about two
+seconds): real patches are a few hunks on files under 1 MB (10 M characters); Zed's
+rule of searching the whole text for each hunk makes more than this quadratic."""
 _HEADER = re.compile(r"-(\d+)(?:,(\d+))?\s+\+(\d+)(?:,(\d+))?(?:\s|@|$)")
 
 
@@ -379,6 +394,48 @@ def parse_diff(text: str, *, marker: str | None = None) -> list[FileSection]:
     return parser.sections
 
 
+def named_paths(text: str) -> Iterator[tuple[int, str]]:
+    """``(1-based line, path)`` of every path a diff's ``---``/``+++`` lines name
+    (``/dev/null`` aside), as :func:`parse_diff` reads them, for the path rule
+    (:func:`pytest_editpred._urls.split_path`). Only header lines are classified,
+    so this costs one split of the text."""
+    for index, line in enumerate(split_lines(text)):
+        if line.startswith(("---", "+++")):
+            parsed = classify(line)
+            if parsed.kind in (Kind.OLD_PATH, Kind.NEW_PATH) and parsed.text != DEV_NULL:
+                yield index + 1, parsed.text
+
+
+class PlacingBudget:
+    """What placing a diff's hunks may cost: :data:`MAX_PLACING_CHARS` characters
+    searched, counted over every file section of one diff (so 100,000 one-hunk
+    sections on one file cost as much as one section of 100,000 hunks).
+
+    Each charge is an upper bound, taken before the work: the hunks times the text
+    plus what the hunks add to it. One hunk is always placed, whatever the size of
+    the file: a single search is linear.
+    """
+
+    def __init__(self, limit: int = MAX_PLACING_CHARS) -> None:
+        self.limit = limit
+        self.spent = 0
+        self.hunks = 0
+
+    def charge(self, hunks: list[Hunk], text: str, line: int) -> None:
+        count = max(len(hunks), 1)  # a section without hunks still rebuilds the text
+        added = sum(len(edit.text) for hunk in hunks for edit in hunk.edits)
+        self.spent += count * (len(text) + added)
+        self.hunks += count
+        if self.spent > self.limit and self.hunks > 1:
+            raise DiffError(
+                f"the diff places {self.hunks:,} hunks in files of up to {len(text) + added:,} characters: "
+                f"each hunk is placed by searching its whole file (Zed's rule), {self.spent:,} characters "
+                f"in all, more than the limit of {self.limit:,}",
+                fix="Use fewer, larger hunks (or split the example into several examples).",
+                line=line,
+            )
+
+
 # --------------------------------------------------------------------------- placing
 
 
@@ -566,11 +623,13 @@ def apply_hunks(
     *,
     track: list[int] | None = None,
     on_applied: Callable[[int, int, str], None] | None = None,
+    budget: PlacingBudget | None = None,
 ) -> str:
     """Apply hunks one after the other, each located in the text the last one left.
 
     This is Zed's ``apply_diff_to_string``. ``track`` holds offsets to move along
     with the edits; ``on_applied(index, offset, text)`` is told where each hunk went.
+    ``budget`` is shared by the file sections of one patch (:class:`PlacingBudget`).
 
     Each hunk costs one search of the whole text (every match counts, to tell a
     unique context from a repeated one) and one rebuild of it; row numbers are
@@ -578,6 +637,8 @@ def apply_hunks(
     """
     positions = track if track is not None else []
     rows = _Rows(text)
+    if hunks:
+        (budget or PlacingBudget()).charge(hunks, text, hunks[0].line)
     for index, hunk in enumerate(hunks):
         offset, hunk = _locate(text, hunk, "row", rows)
         for edit in sorted(hunk.edits, key=lambda e: e.start, reverse=True):
@@ -628,13 +689,17 @@ def apply_sections(
     open_file: OpenFile,
     *,
     marker: str | None = None,
+    budget: PlacingBudget | None = None,
 ) -> Iterator[AppliedSection]:
     """Apply the edit history to ``buffers`` (changed in place), section by section.
 
     ``open_file(path)`` resolves a diff path to ``(canonical path, text)`` or None;
     it is asked only for paths not open yet. Within a section every hunk is placed in
     the text from before the section; each section sees the ones before it.
+    ``budget`` bounds the search over all sections (:class:`PlacingBudget`); give
+    one to share it across several diffs.
     """
+    budget = budget if budget is not None else PlacingBudget()
     for section in parse_diff(diff, marker=marker):
         if section.created:
             path, before = section.path, None
@@ -648,6 +713,7 @@ def apply_sections(
             continue
         edits: list[tuple[int, int, str]] = []
         rows = _Rows(text)
+        budget.charge(section.hunks, text, section.line)
         for hunk in section.hunks:
             offset, hunk = _locate(text, hunk, "start", rows)
             edits.extend((offset + e.start, offset + e.end, e.text) for e in hunk.edits)

@@ -19,8 +19,8 @@ from typing import Any
 from ._exceptions import GitError
 
 __all__ = [
-    "CONFIG", "LOCAL", "NETWORK", "NONE", "CatFile", "Completed", "Entries", "environment", "kill", "parse_tree",
-    "run", "start",
+    "CONFIG", "LOCAL", "NETWORK", "NONE", "CatFile", "Completed", "Entries", "credential_helper", "environment",
+    "kill", "parse_tree", "run", "start",
 ]
 
 POSIX = os.name == "posix"
@@ -38,6 +38,23 @@ INHERITED = re.compile(
     r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+)")
 Entries = dict[bytes, tuple[bytes, str]]
 Completed = subprocess.CompletedProcess[bytes]
+#: A credential helper that answers from *our* environment: credentials in a URL reach
+#: git neither on its command line (which ``ps`` shows to every user) nor in the
+#: mirror's config (``remote.origin.url`` holds the URL without them). The empty
+#: helper first drops the user's own helpers, which would otherwise answer first.
+_HELPER = (
+    '!f() { test "$1" = get || exit 0; printf "username=%s\\n" "$EDITPRED_GIT_USERNAME"; '
+    'if test -n "${EDITPRED_GIT_PASSWORD+set}"; then printf "password=%s\\n" "$EDITPRED_GIT_PASSWORD"; fi; }; f'
+)
+
+
+def credential_helper(user: str, password: str | None) -> tuple[list[str], dict[str, str]]:
+    """``(git options, environment)`` that give git ``user`` and ``password`` for the
+    fetch only; the options hold no secret, the environment is our children's alone."""
+    env = {"EDITPRED_GIT_USERNAME": user}
+    if password is not None:
+        env["EDITPRED_GIT_PASSWORD"] = password
+    return ["-c", "credential.helper=", "-c", f"credential.helper={_HELPER}"], env
 
 
 def environment(protocols: str, **extra: str) -> dict[str, str]:

@@ -63,10 +63,16 @@ def _toml_loads(text: str) -> dict[str, Any]:
 
 
 def looks_like_example(path: Path) -> bool:
-    """A markdown file is an example when its first line is ``+++``."""
+    """A markdown file is an example when its first line is ``+++``.
+
+    Only the first 64 bytes are read: a 50 MB file without a newline must not be
+    read whole just to be recognised (its size is checked when it is loaded)."""
     try:
         with open(path, "rb") as handle:
-            return handle.readline().rstrip(b"\r\n") in (b"+++", b"\xef\xbb\xbf+++")
+            first = handle.readline(64)
+            if len(first) == 64 and not first.endswith(b"\n"):
+                return False
+            return first.rstrip(b"\r\n") in (b"+++", b"\xef\xbb\xbf+++")
     except OSError:
         return False
 

@@ -8,6 +8,14 @@ The expected cursor is placed in the patched text: the start of the hunk's new t
 plus the offset of the marked line in it, plus the byte column. For a one-hunk patch
 this is Zed's ``first_hunk_offset + cursor_in_patch``; for a cursor in a later hunk
 we use that hunk's own position, where Zed accumulates offsets across hunks (§7.6).
+
+Every path a patch names obeys the repository's path rule
+(:func:`pytest_editpred._urls.split_path`, the one the cursor path obeys): a patch
+that creates ``../x`` or ``/etc/x`` or edits ``.git/config`` is refused with
+:class:`UnsafePathError` before anything is applied, even though buffers live in
+memory only, so that no path is accepted here that a checkout, Zed or ``--editpred-accept``
+would refuse. Placing the hunks of all sections shares one
+:class:`~pytest_editpred._diff.PlacingBudget`.
 """
 
 from __future__ import annotations
@@ -16,10 +24,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ._cursor import ExpectedPatch, byte_to_char
-from ._diff import apply_hunks, parse_diff, path_candidates
-from ._exceptions import NoSuchPathError
+from ._diff import DEV_NULL, FileSection, PlacingBudget, apply_hunks, parse_diff, path_candidates
+from ._exceptions import EditPredError, NoSuchPathError, UnsafePathError
 
-__all__ = ["Patched", "apply_patch"]
+__all__ = ["Patched", "apply_patch", "check_section_paths"]
 
 OpenFile = Callable[[str], "tuple[str, str] | None"]
 
@@ -45,6 +53,24 @@ def _resolve(path: str, buffers: Mapping[str, str], open_file: OpenFile | None) 
     raise NoSuchPathError(f"no such path: {path}")
 
 
+def check_section_paths(sections: list[FileSection]) -> None:
+    """Refuse a section path the path rule refuses: :class:`UnsafePathError` at the
+    section's line (relative to the patch), with the rule's own message."""
+    from ._urls import split_path
+
+    for section in sections:
+        for name in (section.old_path, section.new_path):
+            if name == DEV_NULL:
+                continue
+            try:
+                split_path(name)
+            except EditPredError as error:
+                raise UnsafePathError(error.reason, fix=_PATH_FIX, line=section.line) from None
+
+
+_PATH_FIX = "Name files by their path relative to the repository root, without '..' or '.git'."
+
+
 def apply_patch(
     buffers: Mapping[str, str],
     patch: str | ExpectedPatch,
@@ -61,7 +87,10 @@ def apply_patch(
     result = dict(buffers)
     changed: list[str] = []
     cursor: tuple[str, int] | None = None
-    for section_index, section in enumerate(parse_diff(expected.patch)):
+    sections = parse_diff(expected.patch)
+    check_section_paths(sections)
+    budget = PlacingBudget()
+    for section_index, section in enumerate(sections):
         if section.created:
             path, text = section.path, ""
         else:
@@ -92,7 +121,7 @@ def apply_patch(
                 tail = new_text[line_start : line_start + column]
                 track.append(line_start + byte_to_char(tail, column, what="expected cursor"))
 
-        text = apply_hunks(text, section.hunks, track=track, on_applied=placed)
+        text = apply_hunks(text, section.hunks, track=track, on_applied=placed, budget=budget)
         new_path = section.renamed_to or path
         if new_path != path:
             result.pop(path, None)

@@ -11,7 +11,12 @@ repositories, often from several pytest-xdist workers at once. So:
   gives a tree id without touching any working tree;
 * worktrees are made only when asked, once, and shared read-only across runs;
 * every mutation holds a per-repository file lock, and clones land by an atomic
-  rename, so concurrent or killed runs leave a cache the next run can use.
+  rename, so concurrent or killed runs leave a cache the next run can use;
+* a cache directory that is read-only or full is one :class:`InfrastructureError`
+  (or :class:`GitError`, when git is the one that could not write) per item that
+  needs to write to it, naming the directory and the fix, never an ``OSError``
+  traceback; a read-only cache that already holds what a run needs still serves
+  it, since reading writes nothing.
 
 Git only ever sees URLs, revisions and paths that :mod:`._urls` accepted; it runs
 (through :mod:`._git`) without hooks, without the ``ext``/``fd`` transports, and with
@@ -20,6 +25,7 @@ Git only ever sees URLs, revisions and paths that :mod:`._urls` accepted; it run
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -38,10 +44,24 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from ._disk import describe, filename_of, is_disk_fault, remedy
 from ._files import write_atomic
-from ._git import CONFIG, LOCAL, NETWORK, NONE, CatFile, Completed, Entries, environment, parse_tree, run
+from ._git import (
+    CONFIG,
+    LOCAL,
+    NETWORK,
+    NONE,
+    CatFile,
+    Completed,
+    Entries,
+    credential_helper,
+    environment,
+    parse_tree,
+    run,
+)
 from ._exceptions import (
     GitError,
+    InfrastructureError,
     InvalidRevisionError,
     MissingFileError,
     OfflineError,
@@ -68,6 +88,14 @@ DEFAULT_TIMEOUT = 600.0
 _FILE_MODES, _LINK, _TREE = (b"100644", b"100755"), b"120000", b"40000"
 _MAX_LINKS, _MAX_TREES = 40, 4096
 _NO_MAPPINGS: Mapping[str, Path] = MappingProxyType({})
+#: What git says when the disk refuses a write, and the errno it stands for.
+_GIT_DISK_FAULTS = {
+    "No space left on device": errno.ENOSPC,
+    "Disk quota exceeded": errno.EDQUOT,
+    "File too large": errno.EFBIG,
+    "Read-only file system": errno.EROFS,
+}
+_ELSEWHERE = "set editpred_cache_dir (or EDITPRED_CACHE_DIR) to a writable directory with free space"
 
 
 def default_cache_dir() -> Path:
@@ -164,6 +192,38 @@ class RepositoryCache:
             for repo in self._repos.values():
                 repo.close()
 
+    def fault(self, error: OSError) -> InfrastructureError:
+        """A disk fault of the cache as one message: the directory, the error, the fix."""
+        name = filename_of(error)
+        detail = f" ({name})" if name and name != str(self.dir) else ""
+        return InfrastructureError(
+            f"the repository cache {self.dir} cannot be written: {describe(error)}{detail}",
+            fix=remedy(error, f"the repository cache {self.dir}", _ELSEWHERE),
+        )
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Around every write to the cache: a read-only, full or misplaced cache
+        directory is the environment's fault, told in one message, not a traceback.
+
+        Our own writes fail with an ``OSError``; git's fail with a :class:`GitError`
+        quoting git, which gains the directory and the fix here.
+        """
+        try:
+            yield
+        except OSError as error:
+            if not is_disk_fault(error):
+                raise
+            raise self.fault(error) from None
+        except GitError as error:
+            sign = next((s for s in _GIT_DISK_FAULTS if s in error.reason), None)
+            if sign is None or error.fix:
+                raise
+            raise GitError(
+                f"{error.reason}\n(the repository cache {self.dir} cannot be written: {sign})",
+                fix=remedy(OSError(_GIT_DISK_FAULTS[sign], sign), f"the repository cache {self.dir}", _ELSEWHERE),
+            ) from None
+
     def __enter__(self) -> RepositoryCache:
         return self
 
@@ -191,6 +251,9 @@ class Repository:
         self._batch: CatFile | None = None
         self._batch_mutex = threading.Lock()
         self._ready = False
+        # Credentials of the URL, for git's fetches only (never its command line or config).
+        credentials = url.credentials if source is None else None
+        self._credential_args, self._credential_env = credential_helper(*credentials) if credentials else ([], {})
         self._trees: OrderedDict[str, Entries] = OrderedDict()
         self._roots: dict[str, str] = {}
         self._commits: dict[str, str] = {}
@@ -210,14 +273,17 @@ class Repository:
         head = [f"--git-dir={self.path}"] if git_dir else []
         keep = (self._lock_fd,) if self._lock.is_locked and self._lock_fd >= 0 else ()
         try:
-            return run([*CONFIG, *head, *args], environment(self._protocols, **env), self._timeout,
+            return run([*CONFIG, *self._credential_args, *head, *args],
+                       environment(self._protocols, **self._credential_env, **env), self._timeout,
                        cwd=cwd, stdin=stdin, keep_fds=keep)
         except GitError as error:  # a timeout: say which repository
             raise GitError(f"{error.reason} ({self.url.display})", fix=error.fix) from None
 
     def _failed(self, what: str, proc: Completed) -> GitError:
         stderr = proc.stderr.decode(errors="replace").strip()
-        stderr = redact_all(stderr.replace(self.url.url, self.url.display))  # git may echo them
+        for secret in self._credential_env.values():  # git may echo them
+            stderr = stderr.replace(secret, "***") if secret else stderr
+        stderr = redact_all(stderr.replace(self.url.url, self.url.display))
         return GitError(f"{what} of {self.url.display} failed (exit {proc.returncode}):\n{stderr}")
 
     def _log(self, event: str, detail: str) -> None:
@@ -234,19 +300,21 @@ class Repository:
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """The cross-process lock (re-entrant, per thread); whoever takes it first
-        clears what a killed run left behind."""
-        Path(self._lock.lock_file).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._lock.acquire()
-        except Timeout:
-            raise GitError(f"another process held {self._lock.lock_file} for too long",
-                           fix="If no other run is active, delete that file.") from None
-        try:
-            if self._lock.lock_counter == 1:
-                self._clear_leftovers()
-            yield
-        finally:
-            self._lock.release()
+        clears what a killed run left behind. Every mutation runs under it, so its
+        disk faults (the lock file's, the clone's, the log's) are told here, once."""
+        with self._cache.writing():
+            Path(self._lock.lock_file).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self._lock.acquire()
+            except Timeout:
+                raise GitError(f"another process held {self._lock.lock_file} for too long",
+                               fix="If no other run is active, delete that file.") from None
+            try:
+                if self._lock.lock_counter == 1:
+                    self._clear_leftovers()
+                yield
+            finally:
+                self._lock.release()
 
     def _clear_leftovers(self) -> None:
         """Under the lock no git of ours writes to this mirror, so temp clones, git
@@ -278,7 +346,16 @@ class Repository:
             with self._locked():
                 if not self._healthy():
                     self._clone_locked()
+        elif not self._ready and self._credential_args:
+            self._scrub_remote()
         self._ready = True
+
+    def _scrub_remote(self) -> None:
+        """A mirror cloned from a URL with credentials by an older version kept them in
+        its config: set it to the URL without them."""
+        if self._git("config", "--get", "remote.origin.url").stdout.decode().strip() != self.url.git_url:
+            with self._locked():
+                self._git("remote", "set-url", "origin", self.url.git_url)
 
     def _need_network(self, what: str) -> None:
         if self._cache.offline and self.source is None:
@@ -297,7 +374,7 @@ class Repository:
             _remove_tree(trash)
             self._log("rebuild", "the mirror failed 'git rev-parse --git-dir'")
         tmp = tempfile.mkdtemp(dir=self.path.parent, prefix=f".tmp-{self.url.slug}-")
-        source = str(self.source) if self.source else self.url.url
+        source = str(self.source) if self.source else self.url.git_url
         for options in ([] if self.source else ["--filter=blob:none"], []):
             proc = self._git("clone", "--bare", "--quiet", "--template=", *options,
                              "--", source, tmp, git_dir=False)
@@ -313,7 +390,7 @@ class Repository:
     def _fetch_locked(self, revision: str) -> None:
         """The revision alone (then shallow, for servers that refuse a deep want of an
         id), then every branch and tag: the only way to find an abbreviated id."""
-        source = str(self.source) if self.source else self.url.url
+        source = str(self.source) if self.source else self.url.git_url
         if self._git("config", "--get", "remote.origin.url").stdout.decode().strip() != source:
             self._git("remote", "set-url", "origin", source)
         attempts = []
@@ -480,9 +557,10 @@ class Repository:
             record = self._applied_dir / f"{key}.tree"
             tree = record.read_text().strip() if record.is_file() else ""
             if not tree or self._object(tree)[1] != "tree":  # not cached, or gone
-                tree = self._apply(base, diff) if diff.strip() else self._root(base)
-                write_atomic(self._applied_dir / f"{tree}.base", base)
-                write_atomic(record, tree)
+                with self._cache.writing():
+                    tree = self._apply(base, diff) if diff.strip() else self._root(base)
+                    write_atomic(self._applied_dir / f"{tree}.base", base)
+                    write_atomic(record, tree)
             self._applied[key], self._bases[tree] = tree, base
         return self._applied[key]
 

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ._exceptions import InvalidRevisionError, RefusedRepositoryError, UnsafePathError
 
@@ -39,6 +39,7 @@ __all__ = [
     "parse_url",
     "redact",
     "redact_all",
+    "safe_url",
     "split_path",
     "url_key",
     "validate_revision",
@@ -96,14 +97,46 @@ class RepoURL:
         """The URL with any password or token replaced by ``***``: safe to print."""
         return redact(self.url)
 
+    @property
+    def git_url(self) -> str:
+        """What git is given and keeps in the mirror's config: the URL without
+        credentials (an http(s) URL without its userinfo, an ssh URL without its
+        password). The credentials go to git for the fetch only (:attr:`credentials`)."""
+        match = _USERINFO.match(self.url)
+        if match is None or self.kind not in ("https", "http", "ssh"):
+            return self.url
+        scheme, userinfo = match.group(1), match.group(2)
+        rest = self.url[match.end():]
+        if self.kind == "ssh":
+            return f"{scheme}{userinfo.split(':', 1)[0]}@{rest}"
+        return scheme + rest
+
+    @property
+    def credentials(self) -> tuple[str, str | None] | None:
+        """``(user, password or None)`` of an http(s) URL, percent-decoded, as git's
+        credential protocol wants them; None without any. A line break cannot pass
+        through that protocol (it would end the answer), so it is refused."""
+        match = _USERINFO.match(self.url)
+        if match is None or self.kind not in ("https", "http"):
+            return None
+        user, colon, password = match.group(2).partition(":")
+        user, password = unquote(user), unquote(password)
+        if "\n" in user + password or "\0" in user + password:
+            raise _refuse(self.url, "its credentials contain a line break or NUL")
+        return user, (password if colon else None)
+
     def __str__(self) -> str:
         return self.display
+
+
+#: ``scheme://`` and the userinfo before the last ``@`` of the authority.
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/]*)@")
 
 
 def redact(url: str) -> str:
     """Hide credentials: the whole userinfo of http(s) URLs (a token often sits in the
     user part), the password of others. Works on strings that failed validation too."""
-    match = re.match(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/]*)@", url)
+    match = _USERINFO.match(url)
     if not match:
         return url
     scheme, userinfo = match.group(1), match.group(2)
@@ -112,6 +145,12 @@ def redact(url: str) -> str:
     else:
         hidden = f"{userinfo.split(':', 1)[0]}:***" if ":" in userinfo else userinfo
     return f"{scheme}{hidden}@{url[match.end():]}"
+
+
+def safe_url(url: str | None) -> str | None:
+    """A repository URL as records and reports may keep it: :func:`redact`, and
+    ``None`` stays ``None`` (for ``record["repository_url"]``)."""
+    return None if url is None else redact(url)
 
 
 def redact_all(text: str) -> str:

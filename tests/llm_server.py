@@ -16,6 +16,10 @@ or list this module in ``pytest_plugins`` of the root conftest. Then::
         llm_server.fail(503, times=2)                  # the next 2 requests fail
         llm_server.fail(429, retry_after="1")
         llm_server.hang(); llm_server.malformed(); llm_server.drop()
+        llm_server.raw(b'{"no": "choices"}')          # this exact 200 body (or a callable)
+        llm_server.forever()                           # a chunked body that never ends
+        llm_server.gzip_bomb()                         # 1 MB of gzip that inflates to 1 GiB
+        llm_server.huge(100 * 2**20)                   # a valid answer of that many bytes
         llm_server.latency = 0.2                       # seconds before every answer
         ... llm_server.url ...; llm_server.requests[0].body["prompt"]
 
@@ -25,10 +29,13 @@ the answer is served.
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
+import struct
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -55,11 +62,43 @@ class Recorded:
 
 @dataclass(frozen=True)
 class _Failure:
-    kind: str  # status | hang | malformed | drop
+    kind: str  # status | hang | malformed | drop | raw | forever | bomb | huge
     status: int = 500
     retry_after: str | None = None
     message: str | Callable[[Recorded], str] = "scripted failure"
     seconds: float = 30.0
+    payload: bytes | Callable[[Recorded], bytes] = b""
+    size: int = 0
+
+
+#: The start of an OpenAI completions envelope whose text the hostile bodies fill.
+_ENVELOPE_HEAD = b'{"object": "text_completion", "choices": [{"index": 0, "text": "'
+_ENVELOPE_TAIL = b'", "finish_reason": "stop"}]}'
+_PIECE = 2**20
+
+
+@functools.lru_cache(maxsize=1)
+def gzip_bomb_bytes(inflated: int = 2**30) -> bytes:
+    """gzip of an envelope whose text is ``inflated`` bytes of ``a`` (1 GiB: ~1 MB).
+
+    Built in a second, not in the 12 s deflating a GiB takes: after a full flush the
+    compressor has forgotten everything, so each 1 MiB block of ``a`` compresses to the
+    same bytes, which are repeated; the gzip header and trailer are written by hand.
+    """
+    packer = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    block = b"a" * _PIECE
+    head = packer.compress(_ENVELOPE_HEAD) + packer.flush(zlib.Z_FULL_FLUSH)
+    packed = packer.compress(block) + packer.flush(zlib.Z_FULL_FLUSH)
+    count = inflated // _PIECE
+    tail = packer.compress(_ENVELOPE_TAIL) + packer.flush()
+    crc = zlib.crc32(_ENVELOPE_HEAD)
+    for _ in range(count):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(_ENVELOPE_TAIL, crc)
+    size = len(_ENVELOPE_HEAD) + count * _PIECE + len(_ENVELOPE_TAIL)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+    trailer = struct.pack("<II", crc, size & 0xFFFFFFFF)
+    return header + head + packed * count + tail + trailer
 
 
 Reply = str | Callable[[Recorded], str]
@@ -114,6 +153,24 @@ class LLMServer:
     def drop(self, *, times: int = 1) -> None:
         """The next requests see the connection closed without any response."""
         self._queue(_Failure("drop"), times)
+
+    def raw(self, payload: bytes | Callable[[Recorded], bytes], *, times: int = 1) -> None:
+        """The next requests get HTTP 200 with exactly ``payload`` (or ``payload(request)``)."""
+        self._queue(_Failure("raw", payload=payload), times)
+
+    def forever(self, *, times: int = 1) -> None:
+        """The next requests get HTTP 200 and a chunked JSON body that never ends
+        (until the client hangs up or the server stops)."""
+        self._queue(_Failure("forever"), times)
+
+    def gzip_bomb(self, *, times: int = 1) -> None:
+        """The next requests get :func:`gzip_bomb_bytes` with ``Content-Encoding: gzip``."""
+        self._queue(_Failure("bomb"), times)
+
+    def huge(self, size: int, *, times: int = 1) -> None:
+        """The next requests get a well-formed answer whose text is ``size`` bytes,
+        sent with its Content-Length in pieces (the server never holds it whole)."""
+        self._queue(_Failure("huge", size=size), times)
 
     def _queue(self, failure: _Failure, times: int) -> None:
         with self._lock:
@@ -243,10 +300,45 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
         elif failure.kind == "malformed":
             self._send(200, b'{"choices": [ this is not json', "application/json")
+        elif failure.kind == "raw":
+            payload = failure.payload(recorded) if callable(failure.payload) else failure.payload
+            self._send(200, payload, "application/json")
+        elif failure.kind == "bomb":
+            self._send(200, gzip_bomb_bytes(), "application/json", {"Content-Encoding": "gzip"})
+        elif failure.kind in ("forever", "huge"):
+            self._stream(failure)
         else:
             message = failure.message(recorded) if callable(failure.message) else failure.message
             extra = {"Retry-After": failure.retry_after} if failure.retry_after is not None else {}
             self._json(failure.status, {"error": {"message": message, "type": "scripted"}}, extra)
+
+    def _stream(self, failure: _Failure) -> None:
+        """An envelope whose text is ``failure.size`` bytes, or endless (chunked)."""
+        self.close_connection = True
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        endless = failure.kind == "forever"
+        if endless:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            total = len(_ENVELOPE_HEAD) + failure.size + len(_ENVELOPE_TAIL)
+            self.send_header("Content-Length", str(total))
+        self.end_headers()
+        piece, left = b"a" * _PIECE, failure.size
+        try:
+            if endless:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(_ENVELOPE_HEAD), _ENVELOPE_HEAD))
+                chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
+                while not self.server.llm._released.is_set():
+                    self.wfile.write(chunk)
+                return
+            self.wfile.write(_ENVELOPE_HEAD)
+            while left > 0:
+                self.wfile.write(piece[:left])
+                left -= len(piece)
+            self.wfile.write(_ENVELOPE_TAIL)
+        except OSError:  # the client hung up, as it should
+            return
 
     def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
         self._send(status, json.dumps(data).encode(), "application/json", headers)

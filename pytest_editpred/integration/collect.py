@@ -54,6 +54,19 @@ def _run_example(editpred_prediction: Any) -> None:
     editpred_prediction.conclude()
 
 
+def _max_example_bytes(config: pytest.Config) -> int:
+    """``--editpred-max-example-bytes``: files over it are refused before they are
+    read (an ERROR item). A bad value is the usage error the session reports."""
+    from .._exceptions import ConfigError
+    from .._limits import DEFAULT_LIMITS
+    from .options import limits_from
+
+    try:
+        return limits_from(config).max_example_bytes
+    except ConfigError:
+        return DEFAULT_LIMITS.max_example_bytes
+
+
 class ExampleFile(pytest.Module):
     """One ``.md``, ``.json`` or ``.jsonl`` file of examples."""
 
@@ -63,7 +76,7 @@ class ExampleFile(pytest.Module):
         trials = int(self.config.stash.get(TRIALS_KEY, 1))
         items: list[pytest.Item] = []
         taken: set[str] = set()
-        for loaded in load_examples(self.path):
+        for loaded in load_examples(self.path, max_bytes=_max_example_bytes(self.config)):
             if isinstance(loaded, EditPredError):
                 line = loaded.line if self.path.suffix.lower() == ".jsonl" else None
                 fallback = f"{self.path.stem}-{line - 1}" if line is not None else self.path.stem

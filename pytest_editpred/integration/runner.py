@@ -219,8 +219,18 @@ class Run:
     # ---------------------------------------------------------------- judging
 
     def conclude(self, prepared: Prepared) -> None:
-        """Judge, score and report; ``pytest.fail`` with a readable message if wrong."""
-        from .._verdict import failure_diff, judge
+        """Judge, score and report; ``pytest.fail`` with a readable message if wrong.
+
+        Two limits hold here (:class:`~pytest_editpred._limits.Limits`). A predicted
+        patch or text over ``max_prediction_bytes`` is FAILED unjudged. Judging runs
+        under a cooperative deadline of ``judge_seconds`` (:mod:`.._deadline`); past
+        it the item is FAILED too, since an item that cannot be judged in time has
+        not passed, and the message says which side made judging slow: the answer
+        when it is bigger than every expected patch (the model's fault), else the
+        example (too big to judge in the limit: split it or raise the limit). It is
+        never an INTERNALERROR, and the run goes on.
+        """
+        from .._deadline import JudgeTimeout, deadline
 
         item = prepared.item
         props = prepared.properties
@@ -231,6 +241,29 @@ class Run:
             _show_model_texts(item, getattr(error, "prompt", None), getattr(error, "raw_output", None))
             pytest.fail(f"{item.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
         assert prediction is not None
+        oversized = _over_limit(prediction, self.limits.max_prediction_bytes)
+        if oversized is not None:
+            props.update(outcome="failed", reason=oversized)
+            _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
+            pytest.fail(f"{item.name}: {oversized}", pytrace=False)
+        start = time.monotonic()
+        try:
+            with deadline(self.limits.judge_seconds):
+                message = self._judged(prepared, prediction)
+        except JudgeTimeout as timeout:
+            reason = _timeout_reason(prepared, prediction, timeout.seconds, time.monotonic() - start)
+            props.update(outcome="failed", reason=reason)
+            _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
+            pytest.fail(f"{item.name}: {reason}", pytrace=False)
+        if message is not None:
+            pytest.fail(message, pytrace=False)
+
+    def _judged(self, prepared: Prepared, prediction: Prediction) -> str | None:
+        """The verdict into ``prepared``; the failure message, or None if it passed."""
+        from .._verdict import failure_diff, judge
+
+        item = prepared.item
+        props = prepared.properties
         scene = prepared.scene
         verdict = judge(
             scene.buffers,
@@ -257,7 +290,7 @@ class Run:
             metrics=metrics,
         )
         if not problems:
-            return
+            return None
         _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
         best = (
             f"expected patch {verdict.best + 1} of {len(verdict.candidates)}"
@@ -276,7 +309,50 @@ class Run:
         if diff:
             message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))
-        pytest.fail("\n".join(message), pytrace=False)
+        return "\n".join(message)
+
+
+def _utf8_size(text: str, limit: int) -> int:
+    """``text``'s size in UTF-8 bytes, exact up to ``limit`` (past it, at least
+    ``limit + 1``), without encoding a huge text only to measure it."""
+    if len(text) > limit or text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _over_limit(prediction: Prediction, limit: int) -> str | None:
+    """The failure reason of a prediction over ``--editpred-max-prediction-bytes``."""
+    for kind, text in (("patch", prediction.patch), ("text", prediction.text)):
+        if isinstance(text, str):
+            size = _utf8_size(text, limit)
+            if size > limit:
+                return (
+                    f"the predicted {kind} is {size:,} bytes, over the limit of {limit:,} bytes for a "
+                    "prediction, so it was not judged (raise it with --editpred-max-prediction-bytes, "
+                    "ini editpred_max_prediction_bytes)"
+                )
+    return None
+
+
+def _timeout_reason(prepared: Prepared, prediction: Prediction, limit: float, spent: float) -> str:
+    """Why judging stopped, naming the side that made it slow (see ``Run.conclude``)."""
+    answer = len(prediction.patch or "") if prediction.text is None else abs(
+        len(prediction.text) - len(prepared.scene.buffers.get(prepared.scene.cursor.path, ""))
+    ) + 1
+    expected = max((len(c.patch) for c in prepared.candidates), default=0)
+    head = (
+        f"judging stopped after {spent:.1f} s, over the limit of {limit:g} s per item "
+        "(--editpred-judge-timeout, ini editpred_judge_timeout): "
+    )
+    if answer > expected:
+        return head + (
+            f"the answer ({answer:,} characters) is bigger than every expected patch "
+            f"(the largest is {expected:,}), so it is the answer that could not be judged in time"
+        )
+    return head + (
+        f"the example's largest expected patch is {expected:,} characters (the answer {answer:,}): "
+        "the example is too big to judge in the limit; split it, or raise the limit"
+    )
 
 
 def _show_model_texts(item: pytest.Item, prompt: Any, raw_output: Any) -> None:

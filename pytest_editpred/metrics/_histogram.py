@@ -39,6 +39,8 @@ from bisect import bisect_left
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from .._deadline import check as check_deadline
+
 __all__ = ["DEFAULT_BUDGET", "MAX_CHAIN_LEN", "Change", "Diff", "histogram_diff", "myers_diff"]
 
 #: A token occurring more often than this in a region is never a split point.
@@ -128,6 +130,7 @@ class _Histogram:
         stack = [(b0, b1, a0, a1)]
         changes = self.changes
         while stack:
+            check_deadline()  # --editpred-judge-timeout
             b0, b1, a0, a1 = stack.pop()
             if b0 == b1:
                 if a0 != a1:
@@ -390,6 +393,7 @@ class _Myers:
         t1, t2 = self.t1, self.t2
         stack = [(off1, lim1, off2, lim2, need_min)]
         while stack:
+            check_deadline()  # --editpred-judge-timeout
             off1, lim1, off2, lim2, need_min = stack.pop()
             while off1 < lim1 and off2 < lim2 and t1[off1] == t2[off2]:
                 off1 += 1

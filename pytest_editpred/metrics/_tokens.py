@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .._deadline import check as check_deadline
+
 # Rust's ``char::is_whitespace`` (the Unicode White_Space property), minus ``\n``,
 # as a regex character class. Python's ``str.isspace`` also accepts U+001C..U+001F,
 # which Rust does not.
@@ -201,6 +203,8 @@ def _myers_distance(a: Sequence[str], b: Sequence[str], budget: int) -> int | No
     v[offset] = x
     work = 1 + x
     for d in range(1, n + m + 1):
+        if d & 255 == 0:
+            check_deadline()  # --editpred-judge-timeout
         # the diagonals of d's parity that lie in the grid, -m <= k <= n
         low = -d if d <= m else -m + ((d - m) & 1)
         high = d if d <= n else n - ((d - n) & 1)

@@ -18,7 +18,7 @@ from .._request import PredictionRequest
 from .._settings import Settings
 from ._base import HTTPProvider, factory
 from ._endpoint import Reply, malformed
-from ._http import HTTPTransport
+from ._http import HTTPTransport, Secret
 from ._teacher_prompt import TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
 from ._window import Answer, Window
 
@@ -40,8 +40,8 @@ class AnthropicMessages(HTTPProvider):
         self.prompt_name = teacher_prompt_name(settings, provider=self.name, default="teacher") or "teacher"
         super().__init__(settings, http=http)
 
-    def headers(self, key: str | None) -> dict[str, str]:
-        headers = {"anthropic-version": ANTHROPIC_VERSION}
+    def headers(self, key: Secret | None) -> dict[str, str | Secret]:
+        headers: dict[str, str | Secret] = {"anthropic-version": ANTHROPIC_VERSION}
         if key:
             headers["x-api-key"] = key
         return headers

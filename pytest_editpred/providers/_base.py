@@ -26,7 +26,7 @@ from .._prediction import Prediction
 from .._request import PredictionRequest
 from .._settings import Settings
 from ._endpoint import Endpoint, Reply, malformed
-from ._http import Backoff, HTTPTransport, attach, bearer_headers
+from ._http import Backoff, HTTPTransport, Secret, attach, bearer_headers
 from ._registry import Completion
 from ._window import Answer, Window, window_for
 
@@ -70,8 +70,10 @@ class HTTPProvider(ABC):
 
     # -- shared --------------------------------------------------------------------
 
-    def headers(self, key: str | None) -> Mapping[str, str]:
-        """The headers that carry the API key; a server with its own scheme overrides this."""
+    def headers(self, key: Secret | None) -> Mapping[str, str | Secret]:
+        """The headers that carry the API key; a server with its own scheme overrides
+        this. ``key`` is a :class:`Secret`: put it (or ``key.prefixed(...)``) in a
+        header as it is, it is revealed only on the way to the wire."""
         return bearer_headers(key)
 
     def window(self, request: PredictionRequest) -> Window:

@@ -15,7 +15,11 @@ half-written file; the last writer wins and all writers write the same answer.
 Modes: ``off``; ``read`` (use hits, never write); ``write`` (always ask the server,
 store the answer); ``readwrite``; ``replay-only`` (use hits, and a miss is a
 :class:`PredictionError`: the item fails, no network). A file that cannot be read or
-parsed is a miss, and is rewritten in the modes that write.
+parsed is a miss, and is rewritten in the modes that write: that includes JSON nested
+deeper than :data:`~pytest_editpred._limits.MAX_JSON_DEPTH` (read with
+:func:`~pytest_editpred._safe_json.loads_bounded`, so no :class:`RecursionError`),
+which would otherwise fail the same item on every run. The API key is redacted from
+every file written.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ from typing import Any
 
 from .._exceptions import ConfigError, PredictionError
 from .._files import write_atomic
+from .._safe_json import loads_bounded
 from .._settings import CACHE_MODES, Settings
-from ._http import redact, safe_url
+from ._http import safe_url
+from ._secret import Secret, redact
 
 __all__ = ["CachedResponse", "ResponseCache", "cache_key"]
 
@@ -127,13 +133,13 @@ class ResponseCache:
             return None
         path = self.path(key)
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record = loads_bounded(path.read_text(encoding="utf-8"))
             if not isinstance(record, dict) or record.get("key") != key:
                 raise ValueError("not a cache record for this key")
             text = record["response"]
             if not isinstance(text, str):
                 raise ValueError("response is not a string")
-            data = json.loads(text)
+            data = loads_bounded(text)
             latency = record.get("latency")
             latency = float(latency) if isinstance(latency, (int, float)) else None
         except FileNotFoundError:
@@ -158,7 +164,7 @@ class ResponseCache:
         response_text: str,
         latency: float | None,
         metadata: Mapping[str, Any],
-        secret: str | None = None,
+        secret: Secret | str | None = None,
     ) -> Path | None:
         """Store an answer atomically; a disk error is logged, never fatal."""
         if not self.writes:

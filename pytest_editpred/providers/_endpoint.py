@@ -19,7 +19,7 @@ from .._exceptions import ConfigError, EditPredError, PredictionError
 from .._prediction import Attempt
 from .._settings import Settings
 from ._cache import ResponseCache, cache_key
-from ._http import BASE_URL_FIX, HeaderHook, HTTPTransport, api_key, attach, endpoint_url, safe_url
+from ._http import BASE_URL_FIX, HeaderHook, HTTPTransport, Secret, api_key, attach, endpoint_url, safe_url
 
 __all__ = ["Endpoint", "Fetched", "Reply", "malformed"]
 
@@ -151,7 +151,7 @@ class Endpoint:
         await self.http.aclose()
 
 
-def _secret(settings: Settings) -> str | None:
+def _secret(settings: Settings) -> Secret | None:
     try:
         return api_key(settings)
     except ConfigError:

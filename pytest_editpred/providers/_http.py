@@ -9,11 +9,21 @@ means the settings are wrong, so retrying cannot help: it is reported at once, w
 the server's message. A 2xx whose body is not JSON is the server's answer, so it is
 not retried either: :class:`PredictionError`, and the item fails.
 
+Every body is read under ``settings.max_response_bytes``, counted as it streams
+and as it inflates (:mod:`._body`): one over the limit is cut off at once, the
+connection closed, and the item FAILED (the model's answer is unusable), never
+retried, printed or cached. JSON is read by
+:func:`~pytest_editpred._safe_json.loads_bounded`, so a deeply nested answer is a
+malformed one, not a :class:`RecursionError`.
+
 Every attempt has a hard deadline (``settings.timeout``) on top of httpx's own
 timeouts, so nothing can hang. The API key is read from the environment for each
 request, sent as ``Authorization: Bearer`` (or in the provider's own header, e.g.
 Anthropic's ``x-api-key``) and never stored, logged, or put in an
-error message (server messages are scrubbed of it before they are shown).
+error message. It is held as a :class:`~._secret.Secret` (shown as ``***``, even by
+``--showlocals``) and revealed only as the headers are handed to httpx. Whatever the
+server answers is scrubbed of it before anything else sees it: the raw text, the
+parsed JSON, and every message quoting the server.
 
 A provider's requests share ``settings.concurrency`` connections, so that many can
 be in flight (see :class:`_Pool` for how: a lean transport of our own for plain
@@ -37,6 +47,7 @@ import json
 import logging
 import os
 import random
+import re
 import ssl
 import sys
 import time
@@ -49,20 +60,25 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from .._exceptions import ConfigError, EditPredError, PredictionError, ProviderUnavailableError
+from .._limits import MAX_JSON_DEPTH
 from .._prediction import Attempt
+from .._safe_json import JSONDepthError, loads_bounded
 from .._settings import Settings
+from ._body import BodyReader, BodyTooLarge, UnreadableBody
 from ._plain_http import PlainHTTPTransport
+from ._secret import Secret, redact, redact_data, reveal_headers
 
 __all__ = [
-    "Backoff", "HTTPTransport", "HeaderHook", "Response", "api_key", "attach", "bearer_headers", "endpoint_url",
-    "redact", "safe_url",
+    "Backoff", "HTTPTransport", "HeaderHook", "Response", "Secret", "api_key", "attach", "bearer_headers",
+    "endpoint_url", "redact", "safe_url", "too_large",
 ]
 
 log = logging.getLogger("pytest_editpred.providers")
 
 _RETRIED_STATUS = frozenset({408, 429})
 _MESSAGE_LIMIT = 300
-_REDACTED = "[REDACTED]"
+#: What an HTTP header value may hold: visible ASCII (no space, control or non-ASCII).
+_HEADER_SAFE = re.compile(r"[\x21-\x7e]+")
 
 
 @dataclass(frozen=True)
@@ -127,33 +143,66 @@ def endpoint_url(base_url: str, path: str) -> str:
     return base + path
 
 
-def api_key(settings: Settings) -> str | None:
-    """The key from the variable named by ``settings.api_key_env``, read now."""
+def api_key(settings: Settings) -> Secret | None:
+    """The key from the variable named by ``settings.api_key_env``, read now, as a
+    :class:`Secret`. A key that an HTTP header cannot carry is refused here, in words
+    that do not quote it: httpx and h11 would put it in their own error messages."""
     if not settings.api_key_env:
         return None
-    key = os.environ.get(settings.api_key_env, "")
-    if not key:
+    if not os.environ.get(settings.api_key_env):
         raise ConfigError(
             f"the API key variable {settings.api_key_env} is not set",
             fix=f"Export {settings.api_key_env}, or drop --editpred-api-key-env for a server without keys.",
         )
-    return key
+    if not _HEADER_SAFE.fullmatch(os.environ[settings.api_key_env]):
+        raise ConfigError(
+            f"the API key in {settings.api_key_env} holds a space, a control or a non-ASCII character, "
+            "which an HTTP header cannot carry",
+            fix=f"Export {settings.api_key_env} with the key alone (no quotes, spaces or line breaks).",
+        )
+    return Secret(os.environ[settings.api_key_env])
 
 
-#: ``headers(key)``: the headers that carry the API key (``None`` without one).
-HeaderHook = Callable[[str | None], Mapping[str, str]]
+#: ``headers(key)``: the headers that carry the API key (``None`` without one). A
+#: value may be a :class:`Secret` (``key.prefixed("Bearer ")``, or the key itself):
+#: it is revealed only on the way to the wire.
+HeaderHook = Callable[[Secret | None], Mapping[str, "str | Secret"]]
 
 
-def bearer_headers(secret: str | None) -> dict[str, str]:
+def bearer_headers(secret: Secret | None) -> dict[str, str | Secret]:
     """The OpenAI convention, used by every provider that does not say otherwise."""
-    return {"Authorization": f"Bearer {secret}"} if secret else {}
+    return {"Authorization": secret.prefixed("Bearer ")} if secret else {}
 
 
-def redact(text: str, secret: str | None) -> str:
-    return text.replace(secret, _REDACTED) if secret else text
+def too_large(url: str, limit: int) -> PredictionError:
+    """The one message for a response body over ``--editpred-max-response-bytes``."""
+    return PredictionError(
+        f"{safe_url(url)} answered with a response body larger than {limit:,} bytes, the limit "
+        "of --editpred-max-response-bytes (counted as it streams and decompresses); it was "
+        "cut off there, and is neither shown nor cached",
+        fix="Raise --editpred-max-response-bytes if the model's answers are really this long, "
+        "or lower --editpred-max-tokens.",
+    )
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+@dataclass(frozen=True)
+class _Answer:
+    """A response read whole (and decoded) under the size limit."""
+
+    status_code: int
+    headers: httpx.Headers
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        charset = re.search(r"charset=[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.IGNORECASE)
+        try:
+            return self.content.decode(charset.group(1) if charset else "utf-8", errors="replace")
+        except LookupError:
+            return self.content.decode("utf-8", errors="replace")
+
+
+def _retry_after(response: _Answer) -> float | None:
     """``Retry-After`` as seconds (a number or an HTTP date), or ``None``."""
     value = response.headers.get("retry-after")
     if value is None:
@@ -169,11 +218,11 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(when.timestamp() - time.time(), 0.0)
 
 
-def _server_message(response: httpx.Response, secret: str | None) -> str:
+def _server_message(response: _Answer, secret: Secret | None) -> str:
     """The server's own explanation, short, on one line, without the key."""
-    text = response.text
+    text = redact(response.text, secret)
     try:
-        data = json.loads(text)
+        data = loads_bounded(text)
     except ValueError:
         data = None
     if isinstance(data, dict):
@@ -240,6 +289,11 @@ def _user_agent() -> str:
 
 
 @functools.lru_cache(maxsize=1)
+def _fixed_headers() -> dict[str, str]:
+    return {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": _user_agent()}
+
+
+@functools.lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext | bool:
     """Loading the CA bundle costs ~0.1s: once per process, not per client
     (httpx < 0.28 has no public factory: it then builds its own)."""
@@ -285,11 +339,12 @@ class _Pool:
     def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None) -> None:
         limit = max(1, settings.concurrency)
         self.gate = asyncio.Semaphore(limit)
+        self.max_body = settings.max_response_bytes
         self.plain: PlainHTTPTransport | None = None
         self.clients: list[httpx.AsyncClient] = []
         base_url = settings.base_url or ""
         if transport is None and urlsplit(base_url).scheme == "http" and not _proxied(base_url):
-            self.plain = PlainHTTPTransport()
+            self.plain = PlainHTTPTransport(max_body=self.max_body)
             return
         count = 1 if transport is not None else -(-limit // CONNECTIONS_PER_CLIENT)  # ceiling division
         size = -(-limit // count)
@@ -304,14 +359,28 @@ class _Pool:
     def closeables(self) -> list[httpx.AsyncClient | PlainHTTPTransport]:
         return [self.plain] if self.plain is not None else list(self.clients)
 
-    async def send(self, request: httpx.Request) -> httpx.Response:
-        """Send ``request`` (the caller holds the gate); the answer, read whole."""
+    async def send(self, request: httpx.Request) -> _Answer:
+        """Send ``request`` (the caller holds the gate); the answer, read whole and
+        decoded, or :class:`BodyTooLarge` the moment it passes ``max_body``."""
         if self.plain is not None:
-            return await self.plain.handle_async_request(request)
+            head, content = await self.plain.fetch(request)
+            return _Answer(head.status_code, httpx.Headers(head.headers), content)
         index = min(range(len(self.busy)), key=self.busy.__getitem__)
         self.busy[index] += 1
         try:
-            return await self.clients[index].send(request)
+            response = await self.clients[index].send(request, stream=True)
+            try:
+                if response.is_stream_consumed:  # a test's transport, which read it already
+                    if len(response.content) > self.max_body:
+                        raise BodyTooLarge(self.max_body)
+                    return _Answer(response.status_code, response.headers, response.content)
+                # Raw bytes, decoded by BodyReader: httpx's decoders inflate a chunk whole.
+                reader = BodyReader(self.max_body, response.headers.get("content-encoding"))
+                async for raw in response.aiter_raw():
+                    reader.feed(raw)
+                return _Answer(response.status_code, response.headers, reader.finish())
+            finally:
+                await response.aclose()  # over the limit: the connection is dropped, not drained
         finally:
             self.busy[index] -= 1
 
@@ -374,15 +443,21 @@ class HTTPTransport:
         if closer is not None and self._loop is asyncio.get_running_loop():
             await closer.aclose()
 
-    async def _send(self, request: httpx.Request) -> tuple[httpx.Response | None, str, str, float]:
+    async def _send(self, request: httpx.Request) -> tuple[_Answer | None, str, str, float]:
         """One attempt: the response, or ``None`` with the error kind and detail;
-        and the attempt's latency (waiting for a free slot not included)."""
+        and the attempt's latency (waiting for a free slot not included). A body
+        over the limit or in an encoding we cannot read is kind ``too-large`` or
+        ``unreadable``: the server did answer, so that is not retried."""
         pool = await self._pool()
         async with pool.gate:
             started = time.monotonic()
             try:
                 response = await _within(self.settings.timeout, pool.send(request))
                 return response, "", "", time.monotonic() - started
+            except BodyTooLarge as error:
+                kind, detail = "too-large", str(error)
+            except UnreadableBody as error:
+                kind, detail = "unreadable", str(error)
             except (asyncio.TimeoutError, httpx.TimeoutException):
                 kind, detail = "timeout", f"no answer within {self.settings.timeout:g}s"
             except httpx.ConnectError:
@@ -395,6 +470,20 @@ class HTTPTransport:
                 kind, detail = "network", type(error).__name__
             return None, kind, detail, time.monotonic() - started
 
+    def _request(self, url: str, body: Mapping[str, Any], secret: Secret | None, headers: HeaderHook) -> httpx.Request:
+        """The request, built once. The key goes from its :class:`Secret` into httpx's
+        headers without ever being bound to a name a traceback could show."""
+        try:
+            return httpx.Request(
+                "POST",
+                _parsed(url),
+                content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
+                headers=list(reveal_headers({**_fixed_headers(), **headers(secret)})),
+                extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
+            )
+        except httpx.InvalidURL as error:
+            raise _unusable(url, error) from None
+
     async def post_json(
         self, url: str, body: Mapping[str, Any], *, headers: HeaderHook | None = None
     ) -> Response:
@@ -403,42 +492,44 @@ class HTTPTransport:
         headers that carry the key (and any other fixed ones) for APIs that do not
         take ``Authorization: Bearer`` (default: :func:`bearer_headers`)."""
         secret = api_key(self.settings)
-        request_headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": _user_agent()}
-        request_headers.update((headers or bearer_headers)(secret))
         shown = safe_url(url)
-        try:
-            request = httpx.Request(
-                "POST",
-                _parsed(url),
-                content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
-                headers=request_headers,
-                extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
-            )
-        except httpx.InvalidURL as error:
-            raise _unusable(url, error) from None
+        request = self._request(url, body, secret, headers or bearer_headers)
         attempts: list[Attempt] = []
         kind = detail = ""
         for ordinal in range(1, self.max_attempts + 1):
             response, kind, detail, latency = await self._send(request)
             retry_after: float | None = None
+            if kind in ("too-large", "unreadable"):
+                attempts.append(Attempt(ordinal, kind, latency))
+                error = (
+                    too_large(url, self.settings.max_response_bytes)
+                    if kind == "too-large"
+                    else PredictionError(f"{shown} answered with a body that cannot be read: {redact(detail, secret)}")
+                )
+                raise attach(error, attempts=tuple(attempts))
             if response is not None:
                 status = response.status_code
                 if 200 <= status < 300:
+                    text = redact(response.text, secret)  # a server may echo the key
                     try:
-                        data = json.loads(response.text)
-                    except ValueError:
+                        data = redact_data(loads_bounded(text), secret)
+                    except ValueError as error:
                         attempts.append(Attempt(ordinal, "invalid-json", latency))
+                        what = (
+                            f"a malformed answer: its JSON nests deeper than {MAX_JSON_DEPTH} levels"
+                            if isinstance(error, JSONDepthError)
+                            else f"a body that is not JSON: {_server_message(response, secret)!r}"
+                        )
                         raise attach(
                             PredictionError(
-                                f"{shown} answered HTTP {status} with a body that is not JSON: "
-                                f"{_server_message(response, secret)!r}",
+                                f"{shown} answered HTTP {status} with {what}",
                                 fix="Check that the base URL points at an OpenAI-compatible or FIM endpoint.",
                             ),
                             attempts=tuple(attempts),
                         ) from None
                     attempts.append(Attempt(ordinal, None, latency))
                     log.debug("POST %s: HTTP %s in %.3fs (attempt %d)", shown, status, latency, ordinal)
-                    return Response(data, response.text, latency, tuple(attempts))
+                    return Response(data, text, latency, tuple(attempts))
                 kind, detail = f"http-{status}", _server_message(response, secret)
                 if status not in _RETRIED_STATUS and status < 500:
                     attempts.append(Attempt(ordinal, kind, latency))

@@ -17,7 +17,12 @@ connection whenever none is idle: the caller (:class:`~._http.HTTPTransport`)
 already keeps the requests in flight within the connection limit, and puts a hard
 deadline on every exchange, so reads and writes are not timed one by one here. A
 connection in an unknown state (an error, a cancelled exchange, an answer without
-keep-alive) is closed, never reused.
+keep-alive, a body over the limit) is closed, never reused.
+
+The body is read under ``max_body`` bytes, counted as it arrives and as it
+inflates (:class:`~._body.BodyReader`): a never-ending chunked body or a gzip bomb
+stops with :class:`~._body.BodyTooLarge` the moment it passes the limit, and the
+connection is closed.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from typing import Any
 
 import h11
 import httpx
+
+from .._limits import DEFAULT_LIMITS
+from ._body import BodyReader
 
 __all__ = ["PlainHTTPTransport"]
 
@@ -48,19 +56,21 @@ class _Connection:
     def close(self) -> None:
         self.writer.close()
 
-    async def exchange(self, request: httpx.Request) -> tuple[h11.Response, bytes]:
-        """Send ``request``, read its answer whole (model answers are small)."""
+    async def exchange(self, request: httpx.Request, max_body: int) -> tuple[h11.Response, bytes]:
+        """Send ``request``, read its answer whole (model answers are small), decoded,
+        within ``max_body`` bytes. The head with the key is never bound to a name."""
         state = self.state
-        head = h11.Request(method=request.method, target=request.url.raw_path, headers=request.headers.raw)
         try:
             self.writer.write(
-                state.send(head) + state.send(h11.Data(data=request.content)) + state.send(h11.EndOfMessage())
+                state.send(h11.Request(method=request.method, target=request.url.raw_path, headers=request.headers.raw))
+                + state.send(h11.Data(data=request.content))
+                + state.send(h11.EndOfMessage())
             )
             await self.writer.drain()
         except OSError as error:
             raise httpx.WriteError(str(error) or type(error).__name__, request=request) from error
         response: h11.Response | None = None
-        chunks: list[bytes] = []
+        body: BodyReader | None = None
         closed = False
         while True:
             try:
@@ -80,11 +90,13 @@ class _Connection:
                 state.receive_data(data)  # b"" tells h11 the server closed
             elif isinstance(event, h11.Response):
                 response = event
+                body = BodyReader(max_body, _header(event, b"content-encoding"))
             elif isinstance(event, h11.Data):
-                chunks.append(bytes(event.data))
+                assert body is not None  # h11 gives the head before the body
+                body.feed(bytes(event.data))
             elif isinstance(event, h11.EndOfMessage):
-                assert response is not None  # h11 gives the head before the end
-                return response, b"".join(chunks)
+                assert response is not None and body is not None  # h11 gives the head before the end
+                return response, body.finish()
             elif not isinstance(event, h11.InformationalResponse):  # a 1xx: the answer follows
                 # ConnectionClosed or PAUSED: nothing more will come (asking again would spin)
                 raise httpx.RemoteProtocolError("the server closed the connection without an answer", request=request)
@@ -97,28 +109,43 @@ class _Connection:
         return False
 
 
-class PlainHTTPTransport(httpx.AsyncBaseTransport):
-    """``http://`` only, HTTP/1.1, idle connections kept per host and port."""
+def _header(head: h11.Response, name: bytes) -> str | None:
+    values = [value.decode("latin-1") for key, value in head.headers if key == name]
+    return ", ".join(values) if values else None
 
-    def __init__(self) -> None:
+
+class PlainHTTPTransport(httpx.AsyncBaseTransport):
+    """``http://`` only, HTTP/1.1, idle connections kept per host and port; bodies
+    read within ``max_body`` bytes (decoded)."""
+
+    def __init__(self, *, max_body: int = DEFAULT_LIMITS.max_response_bytes) -> None:
         self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        self.max_body = max_body
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        head, content = await self.fetch(request)
+        # The content is decoded already: httpx must not decode it again.
+        headers = [(key, value) for key, value in head.headers if key != b"content-encoding"]
+        return httpx.Response(head.status_code, headers=headers, content=content)
+
+    async def fetch(self, request: httpx.Request) -> tuple[h11.Response, bytes]:
+        """The response's head and its decoded body (no :class:`httpx.Response` is
+        built: the provider's transport needs neither its cost nor its decoding)."""
         url = request.url
         if url.scheme != "http":
             raise httpx.UnsupportedProtocol(f"{type(self).__name__} speaks http://, not {url.scheme}://")
         origin = (url.host, url.port or 80)
         connection = self._take(origin) or await self._connect(origin, request)
         try:
-            head, content = await connection.exchange(request)
-        except BaseException:  # an error or a cancellation: the connection's state is unknown
+            head, content = await connection.exchange(request, self.max_body)
+        except BaseException:  # an error, a body over the limit, a cancellation: state unknown
             connection.close()
             raise
         if connection.reusable():
             self._idle.setdefault(origin, []).append(connection)
         else:
             connection.close()
-        return httpx.Response(head.status_code, headers=head.headers, content=content)
+        return head, content
 
     def _take(self, origin: tuple[str, int]) -> _Connection | None:
         idle = self._idle.get(origin, [])

@@ -37,6 +37,7 @@ from typing import Any
 from .._exceptions import ConfigError, PredictionError
 from .._prediction import Prediction
 from .._request import PredictionRequest
+from .._safe_json import loads_bounded
 from .._settings import Settings
 from ._registry import Completion
 
@@ -120,7 +121,7 @@ def load_replay(path: Path) -> tuple[dict[tuple[str, int], ReplayRecord], dict[s
             continue
         where = f"{path}:{number}"
         try:
-            data = json.loads(line)
+            data = loads_bounded(line)  # too deep is "not JSON" too
         except json.JSONDecodeError as error:
             raise ConfigError(f"{where}: not JSON ({error.msg})", fix=_FIX) from None
         record = _record(data, number, where)

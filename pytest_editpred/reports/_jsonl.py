@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import Any
 
 from .._exceptions import ConfigError
+from .._safe_json import loads_bounded
 
 __all__ = ["JsonlReport", "read_records", "scrub_secrets"]
 
@@ -195,7 +196,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = loads_bounded(raw.decode("utf-8"))  # too deep: a JSONDecodeError, not a RecursionError
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             if last and torn:
                 break  # the run was killed in the middle of this line
