@@ -1,7 +1,8 @@
 """pytest-editpred: every edit-prediction example is a pytest item.
 
-The public names are imported lazily, so ``import pytest_editpred`` (which pytest does
-on every run through the plugin entry point) costs next to nothing.
+The public names are imported lazily, the error tree too, so ``import pytest_editpred``
+(which pytest does on every run through the plugin entry point) loads no module of the
+package: each name is imported on first use.
 """
 
 from __future__ import annotations
@@ -9,10 +10,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ._exceptions import *  # noqa: F403  (light: the whole error tree)
-from ._exceptions import __all__ as _error_names
-
 if TYPE_CHECKING:
+    from ._exceptions import *  # noqa: F403
     from ._cursor import ExpectedPatch, format_cursor_excerpt, parse_cursor_excerpt
     from ._diff import apply_to_string, parse_diff
     from ._example import Example, RecentFile, Source
@@ -50,7 +49,19 @@ _LAZY = {
     "Settings": "_settings",
 }
 
-__all__ = sorted([*_LAZY, *_error_names, "__version__"])
+#: The error tree (``_exceptions.__all__``; tests/test_startup.py checks they agree).
+_ERRORS = (
+    "EditPredError", "ExampleError", "FormatError", "FrontMatterError", "HeadingLevelError",
+    "IndentedCodeBlockError", "MissingCursorBlockError", "JSONFormatError", "CursorMarkerError",
+    "DiffError", "DiffParseError", "ContextNotFoundError", "ContextNotUniqueError",
+    "NoSuchPathError", "SceneError", "RefusedRepositoryError", "UnsafePathError",
+    "InvalidRevisionError", "UnknownRevisionError", "MissingFileError", "UncommittedDiffError",
+    "EditHistoryError", "CursorNotFoundError", "CursorAmbiguousError", "InfrastructureError",
+    "GitError", "OfflineError", "ProviderUnavailableError", "PredictionError", "ConfigError",
+)
+_LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
+
+__all__ = sorted([*_LAZY, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

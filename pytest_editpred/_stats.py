@@ -6,6 +6,16 @@ a bootstrap interval, and a comparison of two runs on the same examples gets a
 *paired* interval: each example is its own control, which is far tighter than two
 independent intervals.
 
+The unit of sampling is the **example**. With ``--editpred-trials N`` an example is
+predicted N times, and its trials are not N independent samples: a deterministic
+provider answers the same N times. So a run's pass rate gets
+:func:`clustered_rate_interval` (a Wilson interval over the effective number of
+independent outcomes, the trials of one example clustered) and its mean
+:func:`cluster_bootstrap_mean_interval` (examples resampled with all their trials).
+On one trial per example both are exactly the plain :func:`wilson_interval` and
+:func:`bootstrap_mean_interval`; on repeats that agree they are the same again, so
+repeating a deterministic provider never narrows an interval.
+
 Pure standard library; every resampling is seeded, so a report is reproducible.
 Bad arguments (``k`` larger than the number of trials, runs of different lengths)
 come from the user's options, hence :class:`ConfigError`.
@@ -17,6 +27,8 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from itertools import chain
 from statistics import NormalDist
 
 from ._exceptions import ConfigError
@@ -27,6 +39,8 @@ __all__ = [
     "DEFAULT_SEED",
     "Interval",
     "bootstrap_mean_interval",
+    "cluster_bootstrap_mean_interval",
+    "clustered_rate_interval",
     "paired_mean_difference",
     "paired_rate_difference",
     "pass_at_k",
@@ -82,15 +96,68 @@ def wilson_interval(
     z = _z(confidence)
     if trials == 0:
         return Interval(math.nan, 0.0, 1.0, confidence)
-    p = successes / trials
+    return _wilson(successes / trials, trials, z, successes == 0, successes == trials, confidence)
+
+
+def _wilson(p: float, n: float, z: float, none: bool, every: bool, confidence: float) -> Interval:
+    """Wilson's formula for a rate ``p`` measured on ``n`` (possibly effective,
+    fractional) independent outcomes."""
     z2 = z * z
-    denominator = 1 + z2 / trials
-    center = (p + z2 / (2 * trials)) / denominator
-    half = z / denominator * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    denominator = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denominator
+    half = z / denominator * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
     # At 0 % and 100 % the bound is exactly 0 (1); floating point leaves ~1e-17.
-    low = 0.0 if successes == 0 else max(0.0, center - half)
-    high = 1.0 if successes == trials else min(1.0, center + half)
+    low = 0.0 if none else max(0.0, center - half)
+    high = 1.0 if every else min(1.0, center + half)
     return Interval(p, low, high, confidence)
+
+
+def clustered_rate_interval(
+    examples: Sequence[tuple[int, int]], confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
+    """The pass rate of a run whose examples were each predicted one or more times,
+    from ``(trials, passed)`` per example, with a Wilson interval over *examples*.
+
+    The trials of one example are clustered: they share the example's difficulty,
+    and a deterministic provider gives the same answer every time, so they are not
+    independent samples. The method is Wilson's score interval on the *effective
+    sample size* (Kish's design effect), the standard correction for clustered
+    binary outcomes:
+
+    * the estimate is ``p = Σ passed / Σ trials`` (each prediction counts once, as in
+      the run's counts; with equal trials it is the mean of the examples' own rates);
+    * its variance, clustered by example, is the linearised (sandwich, "CR0")
+      variance of that ratio: ``v = Σ (passed_i − p·trials_i)² / (Σ trials)²``;
+    * the effective sample size is ``n_eff = p(1−p) / v``, at most ``Σ trials``, and
+      the interval is Wilson's formula with ``n = n_eff``.
+
+    One trial per example gives ``v = p(1−p)/N``, so ``n_eff = N`` and the interval is
+    exactly :func:`wilson_interval` ``(passed, N)``. Trials that repeat their example's
+    outcome (a deterministic provider) give the same ``v`` and again ``n_eff = N``
+    examples: repeats add no information and the interval does not narrow. Trials
+    that disagree within examples while the examples agree with each other (a
+    sampling model) lower ``v`` and bring ``n_eff`` toward the number of predictions.
+    When every prediction passed, or none did, ``v`` is 0 and ``n_eff`` is the number
+    of examples. Closed form and exact (rational arithmetic up to Wilson's formula):
+    no resampling, so the interval is the same on every run and in any order.
+    No examples: estimate NaN, interval [0, 1].
+    """
+    z = _z(confidence)
+    for n, c in examples:
+        if n < 1 or not 0 <= c <= n:
+            raise ConfigError(f"an example needs 1 <= trials and 0 <= passed <= trials, got {c}/{n}")
+    total = sum(n for n, _ in examples)
+    passed = sum(c for _, c in examples)
+    if total == 0:
+        return Interval(math.nan, 0.0, 1.0, confidence)
+    p = Fraction(passed, total)
+    variance = sum(((c - p * n) ** 2 for n, c in examples), Fraction(0)) / total**2
+    spread = p * (1 - p)
+    if variance == 0:
+        effective = Fraction(len(examples)) if spread == 0 else Fraction(total)
+    else:
+        effective = min(spread / variance, Fraction(total))
+    return _wilson(float(p), float(effective), z, passed == 0, passed == total, confidence)
 
 
 def _quantile(ordered: Sequence[float], q: float) -> float:
@@ -114,18 +181,46 @@ def bootstrap_mean_interval(
     Scores are bounded and skewed (many 0s and 100s), so a normal interval would
     misplace the bounds; resampling the examples makes no such assumption. Seeded,
     and sorted first: the same values give the same interval in any order (xdist
-    delivers results in a different order every run).
+    delivers results in a different order every run). Each value is one example: for
+    several trials of an example, :func:`cluster_bootstrap_mean_interval`.
+    """
+    return cluster_bootstrap_mean_interval(
+        [[v] for v in values], confidence=confidence, resamples=resamples, seed=seed
+    )
+
+
+def cluster_bootstrap_mean_interval(
+    groups: Sequence[Sequence[float]],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """Percentile *cluster* bootstrap interval of the mean of all values, one group
+    of values per example (its trials).
+
+    Examples are resampled with replacement, each with all its trials, and the mean
+    of every value drawn is taken: the trials of one example are never treated as
+    independent samples. With one value per example this is exactly
+    :func:`bootstrap_mean_interval`; with trials that repeat their example's value it
+    is the same interval again. Seeded and sorted first, so the same groups give the
+    same interval in any order. Empty groups are ignored; no values: all NaN.
     """
     _z(confidence)
     if resamples < 1:
         raise ConfigError(f"resamples must be at least 1, got {resamples}")
-    n = len(values)
+    data = sorted(tuple(sorted(float(v) for v in group)) for group in groups if len(group))
+    n = len(data)
     if n == 0:
         return Interval(math.nan, math.nan, math.nan, confidence)
-    data = sorted(float(v) for v in values)
-    estimate = math.fsum(data) / n
+    count = sum(len(group) for group in data)
+    estimate = math.fsum(chain.from_iterable(data)) / count
     rng = random.Random(seed)
-    means = sorted(math.fsum(rng.choices(data, k=n)) / n for _ in range(resamples))
+    means = []
+    for _ in range(resamples):
+        drawn = rng.choices(data, k=n)
+        means.append(math.fsum(chain.from_iterable(drawn)) / sum(len(group) for group in drawn))
+    means.sort()
     alpha = 1 - confidence
     return Interval(
         estimate, _quantile(means, alpha / 2), _quantile(means, 1 - alpha / 2), confidence

@@ -1,30 +1,39 @@
 """The pytest surface of pytest-editpred: options, collection, fixtures and hooks.
 
 Only the surface lives here; the work is in :mod:`pytest_editpred.integration` and in
-the pytest-free core. Heavy libraries (git, httpx, markdown-it) are imported inside
-hooks, so this plugin costs a test suite that has no examples next to nothing.
+the pytest-free core. pytest imports this module on every run of every test suite
+(the ``pytest11`` entry point), so at import it loads nothing but pytest and the
+stash keys: the option table, the error tree and the heavy libraries (git, httpx,
+markdown-it, tree-sitter, the metrics and zeta packages) are imported inside the
+hooks and fixtures that need them (``bench/bench_startup.py`` measures it,
+``tests/test_startup.py`` keeps it so).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ._exceptions import EditPredError
-from .integration import PREPARED_KEY, ROOTS_KEY, RUN_KEY, SETUP_ERROR_KEY, TRIALS_KEY, options
+from .integration import PREPARED_KEY, ROOTS_KEY, RUN_KEY, SETUP_ERROR_KEY, TRIALS_KEY
 
 if TYPE_CHECKING:
     from .integration.runner import Prepared, Run
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from .integration import options
+
     options.add_options(parser, options.REPORT_OPTIONS)
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from ._exceptions import EditPredError
+    from .integration import options
+
     config.addinivalue_line("markers", "editpred: an edit-prediction example (pytest-editpred)")
     base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
     config.stash[ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
@@ -50,6 +59,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def _run(config: pytest.Config) -> Run:
     """The session's :class:`Run`, made on first use (no cost when no example runs)."""
     if RUN_KEY not in config.stash:
+        from .integration import options
         from .integration.runner import Run
 
         cache = getattr(config, "cache", None)
@@ -73,9 +83,10 @@ def _run(config: pytest.Config) -> Run:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Check the options before the first example runs: a bad one is a usage error."""
-    from .integration.collect import ExampleItem
-
-    if not any(isinstance(item, ExampleItem) for item in session.items):
+    # Until an example file is collected the collector is not imported, and then no
+    # item can be an example: a suite without examples never loads it.
+    collect = sys.modules.get("pytest_editpred.integration.collect")
+    if collect is None or not any(isinstance(item, collect.ExampleItem) for item in session.items):
         return
     from ._exceptions import ConfigError
     from .providers import available
@@ -125,6 +136,7 @@ def editpred_prediction(
     request: pytest.FixtureRequest, editpred_completion: Any, _editpred_session_completion: Any
 ) -> Prepared:
     """Setup of an example item: the scene and the prediction (errors here are ERRORs)."""
+    from ._exceptions import EditPredError
     from .integration.collect import ExampleItem
 
     item = request.node
@@ -163,6 +175,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         str(arg).endswith((".md", ".json", ".jsonl")) for arg in config.args
     ):
         return None
+    from ._exceptions import EditPredError
+
     try:
         run = _run(config)
     except EditPredError:
