@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 import pytest
 
-from .._exceptions import ConfigError, EditPredError, InfrastructureError
+from .._exceptions import ConfigError, EditPredError, InfrastructureError, MissingAnswerError
 from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
 
 # The Reporter is registered in every pytest run, also of a suite with no example:
@@ -103,6 +103,12 @@ def _model_texts(
     )
 
 
+def _wants_views(config: pytest.Config) -> bool:
+    """The HTML viewer's diffs cost a few ms an item: only for a run writing a page or a
+    JSONL report (which ``editpred-report --html`` turns into one later)."""
+    return bool(options.get(config, "html") or options.get(config, "report"))
+
+
 def _safe_url(url: str) -> str | None:
     from .._urls import safe_url
 
@@ -118,15 +124,16 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
     prediction = prepared.prediction if prepared is not None else None
     verdict = prepared.verdict if prepared is not None else None
     record: dict[str, Any] = {
-        "name": example.name if example is not None else item.name,
+        "name": getattr(item, "example_id", None) or item.name,  # the id's spelling, as in -v
         "nodeid": item.nodeid,
         "path": str(item.path),
         "repository_url": _safe_url(example.repository_url) if example is not None else None,
         "revision": example.revision if example is not None else None,
         "tags": list(example.tags) if example is not None else [],
-        "provider": settings.provider if settings is not None else None,
+        # Who answered: a custom editpred_completion by its qualified name (runner.qualified_name).
+        "provider": getattr(item, "answered_by", None) or (settings.provider if settings is not None else None),
         "model": (prediction.model if prediction is not None else None)
-        or (settings.model if settings is not None else None),
+        or (settings.model if settings is not None and getattr(item, "answered_by", None) in (None, settings.provider) else None),
         "trial": item.trial,
         "outcome": _outcome(report),
         "reason": None,
@@ -160,12 +167,18 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
             and best.cursor[0] == prepared.scene.cursor.path
         )
         record["notes"] = list(verdict.notes)
+        if prepared is not None and _wants_views(item.config):
+            from ..reports._hunks import edit_view
+
+            record["diff"] = edit_view(prepared.scene, verdict)
         if verdict.predicted_cursor is not None:
             record["predicted_cursor"] = {"path": verdict.predicted_cursor[0], "offset": verdict.predicted_cursor[1]}
         if prepared is not None and record["outcome"] != "passed":
             record["expected_view"], record["predicted_view"] = _views(prepared)
     if error is not None and record["outcome"] == "error":
-        if isinstance(error, InfrastructureError):
+        if isinstance(error, MissingAnswerError):
+            record["reason"] = str(error)  # "missing answer: ..." (not the model's fault)
+        elif isinstance(error, InfrastructureError):
             record["reason"] = f"infrastructure: {error}"
         elif isinstance(error, EditPredError):
             record["reason"] = f"example: {error}"
@@ -307,6 +320,7 @@ class Reporter:
         self.other_failures = 0
         # The baseline, read before the report file is opened: they may be one file.
         self.baseline: list[dict[str, Any]] | None = None
+        self._lines: list[str] | None = None
         # Example items collected (None: unknown) and why the run was interrupted, if
         # it was: a summary over fewer items than collected says it is partial.
         self.collected: int | None = None
@@ -489,6 +503,15 @@ class Reporter:
         self._write_files(summary)
         self._gate(session, summary)
 
+    def _result_lines(self, summary: dict[str, Any]) -> list[str]:
+        """The pass rate, cursor and trial lines, computed once (the bootstrap costs
+        seconds at 10,000 items): the terminal prints them, the HTML page shows them."""
+        if self._lines is None:
+            cursor = _cursor_rate_line(self.records)
+            self._lines = [_rates_line(self.records, summary), *([cursor] if cursor else []),
+                           *_trial_lines(self.records)]
+        return self._lines
+
     def _write_files(self, summary: dict[str, Any]) -> None:
         summary_json = self._path("summary_json")
         if summary_json is not None:
@@ -507,7 +530,11 @@ class Reporter:
             from ..reports import render_html
 
             try:
-                _write(html, render_html(self.records, summary, title="pytest-editpred report"))
+                page = render_html(
+                    self.records, summary, title="pytest-editpred report", baseline=self.baseline,
+                    terminal=self._result_lines(summary),
+                )
+                _write(html, page)
             except OSError as error:
                 self._fault("the HTML report", html, "--editpred-html", error)
             else:
@@ -584,12 +611,7 @@ class Reporter:
             for line in format_eval_report(rows, limit=limit, verbose=verbose).rstrip("\n").split("\n"):
                 write(line)
             write("")
-        summary = self.summary()
-        write(_rates_line(self.records, summary))
-        cursor = _cursor_rate_line(self.records)
-        if cursor:
-            write(cursor)
-        for line in _trial_lines(self.records):
+        for line in self._result_lines(self.summary()):
             write(line)
         for group in _groups(self.config):
             for line in _group_lines(self.records, group):

@@ -6,7 +6,7 @@ before :meth:`JsonlReport.append` returns: the file always holds every record th
 finished, plus at most one torn last line, which :func:`read_records` drops.
 
 The file describes *one* run, so :meth:`JsonlReport.open` truncates it: appending a
-second run to the first would make ``--editpred-compare`` pair a run with itself.
+second run to the first would make ``--editpred-baseline`` pair a run with itself.
 
 Records carry no credentials, but error messages (``reason``, attempt errors) quote
 whatever a server or library said, and that can echo a header or a URL with a token.
@@ -174,7 +174,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     A last line without its newline that is not valid JSON is the torn write of a
     killed run and is dropped. Any other bad line (or a line that is not a JSON
     object) is a :class:`ConfigError` naming the file and 1-based line: the file
-    is a user's option value (``--editpred-compare``), not ours to guess at.
+    is a user's option value (``--editpred-baseline``), not ours to guess at.
     Blank lines are skipped.
     """
     where = Path(path)
@@ -183,7 +183,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     except OSError as error:
         raise ConfigError(
             f"cannot read the JSONL report: {error.strerror or error}",
-            fix="Give the path of a file written by --editpred-jsonl.",
+            fix="Give the path of a file written by --editpred-report.",
             path=where,
         ) from None
     # Split on b"\n" only: str.splitlines would also break at U+2028 or \x85, which
@@ -209,7 +209,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         if not isinstance(value, dict):
             raise ConfigError(
                 f"line {number} is a JSON {type(value).__name__}, not a record object",
-                fix="Give the path of a file written by --editpred-jsonl.",
+                fix="Give the path of a file written by --editpred-report.",
                 path=where,
                 line=number,
             )

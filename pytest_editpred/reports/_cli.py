@@ -1,0 +1,132 @@
+"""``editpred-report``: judge one or more JSONL reports as one run, after the fact.
+
+A corpus split over CI shards or machines writes one ``--editpred-report`` file per
+shard; this reads them all and prints the same summary the run prints, writes the
+SummaryJson and the HTML viewer, and applies the pass-rate gate::
+
+    editpred-report shard1.jsonl shard2.jsonl --html out.html --summary-json s.json --fail-under 60
+    editpred-report new.jsonl --baseline old.jsonl --html compare.html
+
+Exit status: 0 when the gate passes (or there is none), 1 when the pass rate is
+below ``--fail-under`` or, with ``--fail-on-regression``, an example regressed, 2 for
+a file that cannot be read or written, or shards that repeat an item.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="editpred-report", description="Summarise, render and gate one or more pytest-editpred JSONL reports."
+    )
+    parser.add_argument("reports", nargs="+", type=Path, help="--editpred-report files (shards of one run)")
+    parser.add_argument("--html", type=Path, help="write the HTML viewer here")
+    parser.add_argument("--summary-json", type=Path, help="write Zed's SummaryJson here")
+    parser.add_argument("--fail-under", type=float, metavar="PCT", help="exit 1 when the pass rate is below PCT percent")
+    parser.add_argument("--baseline", type=Path, help="compare with this earlier JSONL report")
+    parser.add_argument("--fail-on-regression", action="store_true", help="with --baseline: exit 1 when an example regressed")
+    parser.add_argument("--title", default="pytest-editpred report", help="title of the HTML page")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every example in the table")
+    parser.add_argument("--summary-limit", type=int, default=20, help="rows of the per-example table")
+    return parser
+
+
+def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    from ._jsonl import read_records
+
+    records: list[dict[str, Any]] = []
+    seen: dict[tuple[str, Any], Path] = {}
+    for path in paths:
+        for record in read_records(path):
+            key = (str(record.get("nodeid") or record.get("name")), record.get("trial"))
+            if key in seen:
+                raise ValueError(
+                    f"{path} repeats {key[0]} (trial {key[1]}) from {seen[key]}: shards of one run must not overlap"
+                )
+            seen[key] = path
+            records.append(record)
+    return records
+
+
+def _write(path: Path, text: str) -> None:
+    from .._files import write_atomic
+
+    write_atomic(path, text.encode("utf-8"))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from .._exceptions import EditPredError
+    from .._summary import Summary, format_eval_report
+    from ..metrics import PredictionScore
+    from ._viewer import summary_of, terminal_lines
+
+    try:
+        records = _read(args.reports)
+        baseline = _read([args.baseline]) if args.baseline else None
+    except (OSError, ValueError, EditPredError) as error:
+        print(f"editpred-report: {error}", file=sys.stderr)
+        return 2
+    if not records:
+        print("editpred-report: the reports hold no record", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    rows = [
+        (r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]", PredictionScore.from_dict(r["metrics"]))
+        for r in records
+        if r.get("metrics")
+    ]
+    if rows:
+        out.write(format_eval_report(rows, limit=args.summary_limit, verbose=args.verbose) + "\n")
+    summary = summary_of(records)
+    terminal = terminal_lines(records, summary)
+    for line in terminal:
+        out.write(line + "\n")
+    status = 0
+    comparison = None
+    if baseline is not None:
+        from ._compare import compare
+
+        comparison = compare(baseline, records)
+        out.write(comparison.format() + "\n")
+    try:
+        if args.summary_json:
+            data = Summary.from_scores([score for _, score in rows]).to_summary_json()
+            _write(args.summary_json, json.dumps(data, indent=2) + "\n")
+            out.write(f"editpred summary: {args.summary_json}\n")
+        if args.html:
+            from ._html import render_html
+
+            _write(args.html, render_html(records, summary, title=args.title, baseline=baseline, terminal=terminal))
+            out.write(f"editpred html: {args.html}\n")
+    except OSError as error:
+        print(f"editpred-report: cannot write: {error}", file=sys.stderr)
+        return 2
+    if args.fail_under is not None:
+        total = summary["total"]
+        rate = 100 * summary["passed"] / total if total else 0.0
+        if rate >= args.fail_under:
+            out.write(f"gate: pass rate {rate:.1f}% >= {args.fail_under:g}% required: the run passes\n")
+        else:
+            out.write(f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails (errors count as not passed)\n")
+            status = 1
+    if comparison is not None and args.fail_on_regression:
+        if comparison.regressions:
+            out.write(f"regression gate: {len(comparison.regressions)} example(s) regressed: the run fails\n")
+            status = 1
+        else:
+            out.write("regression gate: no example regressed\n")
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

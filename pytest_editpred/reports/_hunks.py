@@ -1,0 +1,293 @@
+"""Line diffs for the HTML viewer: only the changed hunks, with line numbers, a few
+lines of context, more context on demand, and the cursors placed.
+
+A hunk is plain data (it goes into the page's JSON)::
+
+    {"a": 41, "b": 41,            # 1-based number of the hunk's first line, each side
+     "gap": 37,                   # unchanged lines hidden between the previous hunk and this one
+     "above": ["...", ...],       # up to EXTRA_CONTEXT of them, just above (shown on demand)
+     "lines": [[" ", "text"], ["-", "old"], ["+", "new"], ...]}
+
+and a diff is ``{"hunks": [...], "below": [...], "tail": n, "ca": [line, column] | None,
+"cb": [line, column] | None, "clipped": bool}`` where ``ca``/``cb`` are the cursors
+of the old and the new side (1-based line, 0-based column in characters), ``below``
+the lines after the last hunk shown on demand and ``tail`` how many lines follow it.
+
+Cost is proportional to the change: the common head and tail of the texts are cut
+at C speed first, only the middle goes through :mod:`difflib`, and a middle of more
+than :data:`MAX_ALIGNED` lines is one replacement block. Every diff is bounded: at
+most :data:`MAX_LINES` lines and :data:`MAX_LINE_CHARS` characters a line, and a cut
+says so (``clipped``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .._clip import clip
+from ..metrics._local import change_between
+
+__all__ = [
+    "CONTEXT",
+    "CURSOR",
+    "EXTRA_CONTEXT",
+    "MAX_LINES",
+    "MAX_LINE_CHARS",
+    "edit_view",
+    "line_diff",
+    "view_diffs",
+]
+
+CURSOR = "\u2038"  # ‸, as record views draw the cursor
+CONTEXT = 3
+EXTRA_CONTEXT = 12
+MAX_LINES = 300
+MAX_LINE_CHARS = 400
+MAX_ALIGNED = 2000
+MAX_TEXT_CHARS = 12_000  # edit-history diffs and the excerpt, in the record
+
+
+def _split(text: str) -> list[str]:
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines if text else []
+
+
+def _clip_line(line: str) -> str:
+    if len(line) <= MAX_LINE_CHARS:
+        return line
+    return line[:MAX_LINE_CHARS] + f"… [{len(line) - MAX_LINE_CHARS:,} more characters]"
+
+
+def _position(text: str, offset: int | None) -> tuple[int, int] | None:
+    """0-based (row, column) of a character offset, None when there is none."""
+    if offset is None or not 0 <= offset <= len(text):
+        return None
+    row = text.count("\n", 0, offset)
+    return row, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes of two line lists, with the common head and tail cut first."""
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    ops: list[tuple[str, int, int, int, int]] = []
+    if head:
+        ops.append(("equal", 0, head, 0, head))
+    if mid_a or mid_b:
+        middle: Sequence[tuple[str, int, int, int, int]]
+        if len(mid_a) > MAX_ALIGNED or len(mid_b) > MAX_ALIGNED or not (mid_a and mid_b):
+            middle = [("replace" if mid_a and mid_b else "delete" if mid_a else "insert", 0, len(mid_a), 0, len(mid_b))]
+        else:
+            middle = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes()
+        ops.extend((tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle)
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def line_diff(
+    a: str,
+    b: str,
+    *,
+    cursor_a: int | None = None,
+    cursor_b: int | None = None,
+    first_a: int = 1,
+    first_b: int | None = None,
+    context: int = CONTEXT,
+) -> dict[str, Any]:
+    """The hunks of ``a`` → ``b`` (see the module docstring). ``cursor_a``/``cursor_b``
+    are character offsets; the lines holding them are shown even when unchanged.
+    ``first_a``/``first_b`` number the texts' first lines (a window of a file)."""
+    first_b = first_a if first_b is None else first_b
+    la, lb = _split(a), _split(b)
+    pa, pb = _position(a, cursor_a), _position(b, cursor_b)
+    ops = _opcodes(la, lb)
+    # Which old-side rows of equal blocks to show: next to a change, or near a cursor.
+    keep: set[int] = set()
+    for index, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "equal":
+            continue
+        if index > 0:
+            keep.update(range(i1, min(i1 + context, i2)))
+        if index < len(ops) - 1:
+            keep.update(range(max(i2 - context, i1), i2))
+        for row in ([pa[0]] if pa and i1 <= pa[0] < i2 else []) + (
+            [pb[0] - j1 + i1] if pb and j1 <= pb[0] < j2 else []
+        ):
+            keep.update(range(max(row - context, i1), min(row + context + 1, i2)))
+    hunks: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    total = 0
+    clipped = False
+
+    def start(na: int, nb: int) -> dict[str, Any]:
+        hunk: dict[str, Any] = {"a": na + first_a, "b": nb + first_b, "gap": 0, "above": [], "lines": []}
+        hunks.append(hunk)
+        return hunk
+
+    def emit(op: str, text: str, na: int, nb: int) -> None:
+        nonlocal current, total, clipped
+        if total >= MAX_LINES:
+            clipped = True
+            return
+        if current is None:
+            current = start(na, nb)
+        current["lines"].append([op, _clip_line(text)])
+        total += 1
+
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for k in range(i1, i2):
+                if k in keep:
+                    emit(" ", la[k], k, j1 + k - i1)
+                else:
+                    current = None  # a hidden line ends the hunk
+            continue
+        for k in range(i1, i2):
+            emit("-", la[k], k, j1)
+        for k in range(j1, j2):
+            emit("+", lb[k], i2, k)
+    hidden_after = len(la) - _last_old_row(hunks, first_a)
+    diff: dict[str, Any] = {
+        "hunks": hunks,
+        "below": [_clip_line(x) for x in la[len(la) - hidden_after :][:EXTRA_CONTEXT]] if hunks else [],
+        "tail": hidden_after if hunks else 0,
+        "ca": [pa[0] + first_a, pa[1]] if pa else None,
+        "cb": [pb[0] + first_b, pb[1]] if pb else None,
+        "clipped": clipped,
+    }
+    _fix_gaps(hunks, la, first_a)
+    return diff
+
+
+def _last_old_row(hunks: list[dict[str, Any]], first_a: int) -> int:
+    """0-based old-side row just after the last hunk."""
+    if not hunks:
+        return 0
+    last = hunks[-1]
+    return last["a"] - first_a + sum(1 for op, _ in last["lines"] if op != "+")
+
+
+def _fix_gaps(hunks: list[dict[str, Any]], la: list[str], first_a: int) -> None:
+    """Exact ``gap`` counts and ``above`` lines, from the hunks' own line numbers."""
+    previous_end = 0
+    for hunk in hunks:
+        row = hunk["a"] - first_a
+        hunk["gap"] = row - previous_end
+        hunk["above"] = [_clip_line(x) for x in la[max(row - EXTRA_CONTEXT, previous_end) : row]]
+        previous_end = row + sum(1 for op, _ in hunk["lines"] if op != "+")
+
+
+def _strip_cursor(text: str | None) -> tuple[str | None, int | None]:
+    """A view text with its drawn cursor taken out, and the cursor's offset."""
+    if not isinstance(text, str):
+        return None, None
+    at = text.find(CURSOR)
+    if at < 0:
+        return text, None
+    return text[:at] + text[at + 1 :], at
+
+
+def _view_text(view: Any, key: str) -> Any:
+    if isinstance(view, str):
+        return view
+    if isinstance(view, Mapping):
+        value = view.get(key)
+        return value if value is not None else view.get("text")
+    return None
+
+
+def view_diffs(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The viewer's diffs of a record: its ``diff`` field when the plugin wrote one
+    (see :func:`edit_view`), else computed from ``expected_view``/``predicted_view``,
+    the windows around the cursor older records carry (numbered from the window's
+    first line: ``relative`` says the numbers are not the file's)."""
+    given = record.get("diff")
+    if isinstance(given, Mapping) and isinstance(given.get("predicted"), Mapping):
+        return dict(given)
+    ev, pv = record.get("expected_view"), record.get("predicted_view")
+    expected, ce = _strip_cursor(_view_text(ev, "expected"))
+    predicted, cp = _strip_cursor(_view_text(pv, "predicted"))
+    before_raw = next((v.get("before") for v in (pv, ev) if isinstance(v, Mapping) and v.get("before")), None)
+    before, cb = _strip_cursor(before_raw)
+    if expected is None and predicted is None:
+        return None
+    paths = [v.get("path") if isinstance(v, Mapping) else None for v in (ev, pv)]
+    start = next((v.get("start_line") for v in (ev, pv) if isinstance(v, Mapping) and isinstance(v.get("start_line"), int)), None)
+    first = start if start is not None else 1
+    out: dict[str, Any] = {"path": paths[0] or paths[1], "relative": start is None}
+    if paths[0] and paths[1] and paths[0] != paths[1]:
+        out["paths"] = {"expected": paths[0], "predicted": paths[1]}
+    if expected is not None and predicted is not None:
+        out["versus"] = line_diff(expected, predicted, cursor_a=ce, cursor_b=cp, first_a=first)
+    if before is not None:
+        if predicted is not None:
+            out["predicted"] = line_diff(before, predicted, cursor_a=cb, cursor_b=cp, first_a=first)
+        if expected is not None:
+            out["expected"] = line_diff(before, expected, cursor_a=cb, cursor_b=ce, first_a=first)
+    return out
+
+
+def edit_view(scene: Any, verdict: Any) -> dict[str, Any] | None:
+    """The record's ``diff`` field, for the viewer: the cursor file's edit as the
+    chosen expected candidate (``verdict.best``, Zed's rule) and the prediction make
+    it, as hunks with the file's own line numbers, both cursors placed; the edit
+    history's diffs and the cursor excerpt (Zed's 8,192-token one), bounded.
+
+    ``scene`` and ``verdict`` are the plugin's :class:`Scene` and :class:`Verdict`
+    (read by attribute only). None when nothing was judged.
+    """
+    if verdict is None or scene is None:
+        return None
+    from .._request import compute_excerpt
+
+    cursor = scene.cursor
+    path = cursor.path
+    before = scene.buffers.get(path, "")
+    predicted = verdict.predicted_buffers.get(path, before)
+    predicted_cursor = verdict.predicted_cursor[1] if verdict.predicted_cursor and verdict.predicted_cursor[0] == path else None
+    out: dict[str, Any] = {"path": path, "relative": False}
+    out["predicted"] = line_diff(before, predicted, cursor_a=cursor.offset, cursor_b=predicted_cursor)
+    if verdict.best is not None and 0 <= verdict.best < len(verdict.candidates):
+        candidate = verdict.candidates[verdict.best]
+        expected = candidate.buffers.get(path, before)
+        expected_cursor = candidate.cursor[1] if candidate.cursor and candidate.cursor[0] == path else None
+        out["expected"] = line_diff(before, expected, cursor_a=cursor.offset, cursor_b=expected_cursor)
+        if not verdict.passed:
+            out["versus"] = line_diff(expected, predicted, cursor_a=expected_cursor, cursor_b=predicted_cursor)
+    others = sorted(p for p in getattr(verdict, "changed_paths", ()) if p != path)
+    if others:
+        out["other_files"] = others
+    out["history"] = [
+        {"path": e.path, "old_path": e.old_path, "diff": clip(e.diff, MAX_TEXT_CHARS), "predicted": bool(e.predicted)}
+        for e in getattr(scene, "events", ())
+    ]
+    excerpt = compute_excerpt(before, cursor.offset)
+    out["excerpt"] = {
+        "path": path,
+        "start_line": excerpt.start_row + 1,
+        "end_line": excerpt.start_row + max(len(_split(excerpt.text)), 1),
+        "cursor_line": cursor.row + 1,
+        "cursor_column": cursor.column,
+        "text": _around(excerpt.text, cursor.row - excerpt.start_row),
+    }
+    return out
+
+
+def _around(text: str, row: int, radius: int = 25) -> dict[str, Any]:
+    """At most ``2 * radius + 1`` lines of ``text`` around ``row``: ``{first, lines}``
+    with ``first`` the 0-based index of the first line kept."""
+    lines = _split(text)
+    first = max(0, min(row - radius, len(lines) - 2 * radius - 1))
+    return {"first": first, "lines": [_clip_line(x) for x in lines[first : first + 2 * radius + 1]], "total": len(lines)}
+
