@@ -57,7 +57,8 @@ _ERRORS = (
     "NoSuchPathError", "SceneError", "RefusedRepositoryError", "UnsafePathError",
     "InvalidRevisionError", "UnknownRevisionError", "MissingFileError", "UncommittedDiffError",
     "EditHistoryError", "CursorNotFoundError", "CursorAmbiguousError", "InfrastructureError",
-    "GitError", "OfflineError", "ProviderUnavailableError", "PredictionError", "ConfigError",
+    "GitError", "OfflineError", "ProviderUnavailableError", "MissingAnswerError", "PredictionError",
+    "ConfigError",
 )
 _LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
 

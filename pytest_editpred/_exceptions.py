@@ -30,7 +30,9 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     ├── InfrastructureError          git, disk or network failed      -> pytest ERROR
     │   ├── GitError                     a git command failed
     │   ├── OfflineError                 the network is needed but --editpred-offline
-    │   └── ProviderUnavailableError     the model server could not be reached (after retries)
+    │   ├── ProviderUnavailableError     the model server could not be reached (after retries)
+    │   └── MissingAnswerError           no answer to score: a replay file or replay-only
+    │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
     └── ConfigError                  a bad option or ini value        -> usage error
 
@@ -70,6 +72,7 @@ __all__ = [
     "GitError",
     "OfflineError",
     "ProviderUnavailableError",
+    "MissingAnswerError",
     "PredictionError",
     "ConfigError",
 ]
@@ -261,6 +264,17 @@ class OfflineError(InfrastructureError):
 
 class ProviderUnavailableError(InfrastructureError):
     default_fix = "Check that the model server is up, the base URL and the timeout."
+
+
+class MissingAnswerError(InfrastructureError):
+    """There is no answer to score: the replay file has no record for the item, or
+    the response cache is replay-only and has no entry for the request.
+
+    No answer is not a wrong answer, so the item is an ERROR, not a FAILED; it still
+    counts in the pass rate's denominator as not passed.
+    """
+
+    default_fix = "Record the answer (run the model once), or leave the item out with -k."
 
 
 class PredictionError(EditPredError):

@@ -97,9 +97,18 @@ def _front_matter(text: str, path: str | None) -> tuple[dict[str, Any], str, int
     try:
         fields = _toml_loads(body)
     except Exception as error:  # tomllib.TOMLDecodeError, by any name
+        # tomllib counts lines from the front matter's first line, the file from its
+        # '+++': one number, the file's, in the location; the message keeps the column.
         message = str(error)
-        match = re.search(r"line (\d+)", message)
-        line = 1 + int(match.group(1)) if match else 2
+        match = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
+        if match:
+            line = 1 + int(match.group(1))
+            message = f"{message[: match.start()]}{message[match.end() :]} (column {match.group(2)})"
+        else:
+            end = re.search(r"\s*\(at end of document\)", message)
+            line = 2 + body.count("\n") - (1 if body.endswith("\n") else 0) if end else 2
+            if end:
+                message = message[: end.start()] + message[end.end() :] + " (at the end of the front matter)"
         raise FrontMatterError(f"the front matter is not valid TOML: {message}", path=path, line=line) from None
     for key in ("repository_url", "revision"):
         if key not in fields:

@@ -383,7 +383,14 @@ class Repository:
             _remove_tree(Path(tmp))  # the server refused the filter: clone everything
         if proc.returncode:
             _remove_tree(Path(tmp))
-            raise self._failed("git clone", proc)
+            error = self._failed("git clone", proc)
+            if self.source is None:  # an unmapped URL: say how to do without the network
+                error.fix = (
+                    "Check the URL and the network, or map the URL to a local clone or bundle with "
+                    f"--editpred-repo {self.url.display}=PATH (ini editpred_repos); with the "
+                    "repository cache filled once, --editpred-offline runs without the network."
+                )
+            raise error
         os.rename(tmp, self.path)
         self._log("clone", str(self.source or self.url.display))
 

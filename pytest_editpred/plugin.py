@@ -20,6 +20,8 @@ import pytest
 
 from .integration import PREPARED_KEY, ROOTS_KEY, RUN_KEY, SETUP_ERROR_KEY, TRIALS_KEY
 
+_CHECKED_KEY = pytest.StashKey[bool]()
+
 if TYPE_CHECKING:
     from .integration.runner import Prepared, Run
 
@@ -38,7 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
     base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
     config.stash[ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
     try:
-        config.stash[TRIALS_KEY] = max(1, options.get(config, "trials"))
+        config.stash[TRIALS_KEY] = options.get(config, "trials")
+        options.check_combinations(config)
     except EditPredError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
     from .integration.reporting import Reporter
@@ -81,25 +84,61 @@ def _run(config: pytest.Config) -> Run:
     return config.stash[RUN_KEY]
 
 
+def _prepare(config: pytest.Config) -> None:
+    """Read every option and build the provider, once, before the first example runs:
+    a bad option or a provider that cannot be built is one usage error, not an ERROR
+    (and a traceback) per item."""
+    from ._exceptions import ConfigError
+
+    try:
+        _run(config).start_provider()
+    except ConfigError as error:
+        raise pytest.UsageError(f"editpred: {error}") from None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Check the options before the first example runs: a bad one is a usage error."""
     # Until an example file is collected the collector is not imported, and then no
     # item can be an example: a suite without examples never loads it.
     collect = sys.modules.get("pytest_editpred.integration.collect")
-    if collect is None or not any(isinstance(item, collect.ExampleItem) for item in session.items):
-        return
-    from ._exceptions import ConfigError
-    from .providers import available
+    if collect is None or not any(_needs_provider(item) for item in session.items if isinstance(item, collect.ExampleItem)):
+        return  # no example, or every one answered by a conftest's own editpred_completion
+    if hasattr(session.config, "workerinput"):
+        # An xdist worker: the controller checks the same options when the worker
+        # reports its collection and tells the error once; a worker that raised here
+        # would only crash. The fixture raises it again if an item ever runs.
+        from ._exceptions import ConfigError
 
-    try:
-        run = _run(session.config)
-        if run.settings.provider not in available():
-            raise ConfigError(
-                f"unknown provider {run.settings.provider!r}",
-                fix=f"Pick one of: {', '.join(available())} (--editpred-provider).",
-            )
-    except ConfigError as error:
-        raise pytest.UsageError(f"editpred: {error}") from None
+        try:
+            _run(session.config).start_provider()
+        except ConfigError:
+            pass
+        return
+    _prepare(session.config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Under xdist the controller collects nothing: it checks the options when the
+    first worker reports example items, before any is scheduled."""
+    config = node.config
+    if _CHECKED_KEY in config.stash or _custom_completions(config):
+        # A conftest of its own answers (the workers know for which items): the
+        # fixture reports a provider that cannot be built, on the items that need it.
+        return
+    if any(nodeid.split("::", 1)[0].lower().endswith((".md", ".json", ".jsonl")) for nodeid in ids):
+        config.stash[_CHECKED_KEY] = True
+        _prepare(config)
+        # The controller runs no example: its provider is only the check.
+        config.stash[RUN_KEY].close_provider()
+
+
+def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str] | None:
+    """One line per example tag that cannot be a marker, saying how to select it."""
+    collect = sys.modules.get("pytest_editpred.integration.collect")
+    if collect is None:
+        return None
+    return collect.tag_hints(config) or None
 
 
 @pytest.fixture(scope="session")
@@ -109,12 +148,16 @@ def editpred_settings(pytestconfig: pytest.Config) -> Any:
 
 
 @pytest.fixture(scope="session")
-def editpred_completion(editpred_settings: Any) -> Any:
+def editpred_completion(pytestconfig: pytest.Config) -> Any:
     """The completion function every example calls: the provider picked with
     ``--editpred-provider``. Override it in ``conftest.py`` to use your own."""
-    from .providers import get_provider
+    from ._exceptions import ConfigError
 
-    return get_provider(editpred_settings.provider)(editpred_settings)
+    try:
+        return _run(pytestconfig).start_provider()
+    except ConfigError as error:  # only where the session could not check it first
+        failure = error
+    pytest.fail(f"editpred: {failure}", pytrace=False)
 
 
 @pytest.fixture(scope="session")
@@ -144,15 +187,21 @@ def editpred_prediction(
         raise pytest.UsageError("editpred_prediction is only for edit-prediction examples")
     run = _run(item.config)
     item.stash[RUN_KEY] = run
-    try:
-        if item.load_error is not None:
-            raise item.load_error
-        prefetch = editpred_completion is _editpred_session_completion
-        prepared = run.predict(item, editpred_completion, prefetch=prefetch)
-    except EditPredError as error:
+    item.answered_by = run.answered_by(editpred_completion)
+    failure: EditPredError | None = item.load_error
+    if failure is None:
+        try:
+            prefetch = editpred_completion is _editpred_session_completion
+            prepared = run.predict(item, editpred_completion, prefetch=prefetch)
+        except EditPredError as error:
+            failure = error
+    if failure is not None:
         # A message for people, not a traceback: the example, git or the server failed.
-        item.stash[SETUP_ERROR_KEY] = error
-        pytest.fail(str(error), pytrace=False)
+        # Failed outside the ``except``: raised inside it, pytest would print the
+        # error it handles too ("During handling of the above exception, ..."), so
+        # every message would appear twice.
+        item.stash[SETUP_ERROR_KEY] = failure
+        pytest.fail(item.error_message(failure), pytrace=False)
     item.stash[PREPARED_KEY] = prepared
     return prepared
 
@@ -162,6 +211,12 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    error = item.stash.get(SETUP_ERROR_KEY, None)
+    if error is not None and report.when == "setup" and report.failed and call.excinfo is not None \
+            and isinstance(call.excinfo.value, pytest.fail.Exception):
+        # The paragraph itself, as a call-phase error shows (ExampleItem.repr_failure):
+        # not "Failed: ..." again in the short summary.
+        report.longrepr = item.error_message(error)  # type: ignore[attr-defined]
     if PREPARED_KEY in item.stash or SETUP_ERROR_KEY in item.stash or RUN_KEY in item.stash:
         from .integration.reporting import annotate
 
@@ -181,9 +236,42 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         run = _run(config)
     except EditPredError:
         return None  # reported as a usage error once collection is done
-    parts = [f"provider={run.settings.provider}"]
-    if run.settings.model:
-        parts.append(f"model={run.settings.model}")
+    custom = _custom_completions(config)
+    if custom:
+        # A conftest's own editpred_completion answers, not --editpred-provider.
+        parts = [f"provider={', '.join(custom)}"]
+    else:
+        parts = [f"provider={run.settings.provider}"]
+        if run.settings.model:
+            parts.append(f"model={run.settings.model}")
     parts.append(f"match={run.match}")
     parts.append(f"repository cache={run.cache_dir}")
     return ["editpred: " + ", ".join(parts)]
+
+
+def _custom_completions(config: pytest.Config) -> list[str]:
+    """``module.editpred_completion`` for every conftest loaded so far that overrides
+    the fixture (conftests deeper than the command line's paths load later, during
+    collection: their items still record the function that answered)."""
+    import types
+
+    names = []
+    for plugin in config.pluginmanager.get_plugins():
+        if (
+            isinstance(plugin, types.ModuleType)
+            and plugin is not sys.modules[__name__]
+            and getattr(plugin, "editpred_completion", None) is not None
+        ):
+            names.append(f"{plugin.__name__}.editpred_completion")
+    return sorted(set(names))
+
+
+def _needs_provider(item: pytest.Item) -> bool:
+    """Does ``item`` get its answers from this plugin's ``editpred_completion`` (the
+    ``--editpred-provider``), rather than from a conftest's own? True when unsure."""
+    info = getattr(item, "_fixtureinfo", None)  # pytest's resolved fixtures of the item
+    definitions = getattr(info, "name2fixturedefs", {}).get("editpred_completion") if info is not None else None
+    if not definitions:
+        return True
+    func = getattr(definitions[-1], "func", None)
+    return getattr(func, "__module__", __name__) == __name__

@@ -267,7 +267,7 @@ def test_jsonl_report_has_one_complete_record_per_item_and_trial(project: Projec
     for record in records.values():
         assert RECORD_KEYS <= set(record), RECORD_KEYS - set(record)
         assert record["repository_url"] == project.url and record["revision"] == project.rev
-        assert record["provider"] == "baseline"  # the option's value; the conftest overrides the function
+        assert record["provider"] == "conftest.editpred_completion"  # the conftest's function answered
         assert record["nodeid"] == f"evals/{record['name']}.md::{record['name']}[t{record['trial']}]"
     good, bad, broken = records["calc--a", 1], records["calc--b", 1], records["calc--broken", 1]
     assert good["outcome"] == "passed" and good["matched_candidate"] == 1 and good["model"] == "scripted"
@@ -554,15 +554,18 @@ def test_accept_with_trials_adds_one_block(project: Project, plugin_args: list[s
 # ------------------------------------------------------------------------ 10. thresholds
 
 
-def test_min_delta_chrf_fails_a_passing_item(project: Project, plugin_args: list[str]) -> None:
+def test_min_delta_chrf_names_its_limit_on_the_item(project: Project, plugin_args: list[str]) -> None:
+    # delta-chrF is 0-100 and a right answer scores 100, so a limit (at most 100, or it
+    # is a usage error) adds its reason to a wrong answer and never fails a right one.
     project.example("calc--a", SUB)
-    scripted(project, {})
+    scripted(project, {"calc--a": "wrong"})
     path = project.pytester.path / "r.jsonl"
-    result = project.pytester.runpytest("evals", "--editpred-min-delta-chrf", "101", f"--editpred-report={path}", *plugin_args)
+    result = project.pytester.runpytest("evals", "--editpred-min-delta-chrf", "100", f"--editpred-report={path}", *plugin_args)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*delta_chr_f 100 is below the limit 101*"])
+    result.stdout.fnmatch_lines(["*delta_chr_f * is below the limit 100*"])
     [record] = read_records(path)
     assert record["outcome"] == "failed" and "delta_chr_f" in record["reason"]
+    scripted(project, {})
     project.pytester.runpytest("evals", "--editpred-min-delta-chrf", "100", *plugin_args).assert_outcomes(passed=1)
 
 

@@ -23,7 +23,7 @@ import pytest
 from greet_sample import CURSOR, PATH, TEXT, request
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ConfigError, PredictionError, ProviderUnavailableError
+from pytest_editpred import ConfigError, MissingAnswerError, PredictionError, ProviderUnavailableError
 from pytest_editpred._engine import Prefetcher, call_once
 from pytest_editpred._prediction import Attempt, Prediction
 from pytest_editpred._request import PredictionRequest
@@ -521,9 +521,9 @@ def test_replay_simple_form(tmp_path: Path) -> None:
     assert predict(replay(file), request(name="other")).cursor is None
 
 
-def test_replay_missing_name_fails_the_item(tmp_path: Path) -> None:
+def test_replay_missing_name_is_a_missing_answer(tmp_path: Path) -> None:
     file = write_jsonl(tmp_path / "r.jsonl", {"name": "other", "patch": PATCH})
-    with pytest.raises(PredictionError, match="has no answer for 'rename'"):
+    with pytest.raises(MissingAnswerError, match="has no answer for 'rename'"):  # an ERROR, not FAILED
         predict(replay(file))
 
 

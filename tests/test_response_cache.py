@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ConfigError, PredictionError, ProviderUnavailableError
+from pytest_editpred import ConfigError, MissingAnswerError, PredictionError, ProviderUnavailableError
 from pytest_editpred._example import Example
 from pytest_editpred._prediction import Prediction
 from pytest_editpred._request import Cursor, PredictionRequest
@@ -176,13 +176,13 @@ def test_replay_only_needs_no_server_and_fails_on_a_miss(tmp_path: Path) -> None
         recording.close()
     completion = provider(url, tmp_path, "replay-only", api_key_env="EDITPRED_UNSET_VARIABLE")
     assert predict(completion).text == NEW_TEXT
-    with pytest.raises(PredictionError, match="not in the response cache") as caught:
+    with pytest.raises(MissingAnswerError, match="not in the response cache") as caught:
         predict(completion, trial=2)
     assert "replay-only" in caught.value.reason
 
 
 def test_replay_only_sends_nothing(server: LLMServer, tmp_path: Path) -> None:
-    with pytest.raises(PredictionError, match="not in the response cache"):
+    with pytest.raises(MissingAnswerError, match="not in the response cache"):
         predict(provider(server, tmp_path, "replay-only"))
     assert server.requests == [] and files(tmp_path) == []
 

@@ -16,12 +16,49 @@ import pytest
 
 from .._example import Example
 from .._exceptions import EditPredError
+from .._ids import example_id, safe_id
 from .._load import load_examples
 from . import TRIALS_KEY
 
-__all__ = ["ExampleFile", "ExampleItem", "is_example_file"]
+__all__ = ["ExampleFile", "ExampleItem", "is_example_file", "tag_hints"]
 
-_UNSAFE_ID = re.compile(r"[\[\]\s]+|::")
+#: A tag pytest's ``-m`` can name (its grammar's identifier characters, hyphens
+#: included; not ``:`` or ``(``, which end a marker's name where it is registered, nor
+#: a leading ``_``, which pytest refuses).
+_MARKER_NAME = re.compile(r"[^\W_][\w+./\\-]*")
+_MARK_KEYWORDS = frozenset({"and", "or", "not"})
+#: pytest's own markers, which change how an item runs: a tag spelled so must not
+#: skip, xfail or re-parametrise an example (and ours, which every example has).
+_RESERVED_MARKERS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings", "editpred"})
+_TAG_HINTS = pytest.StashKey[dict[str, str]]()
+
+
+def tag_hints(config: pytest.Config) -> list[str]:
+    """One line per tag of the collected examples that could not be a marker."""
+    return list(config.stash.get(_TAG_HINTS, {}).values())
+
+
+def _mark_tag(item: pytest.Item, tag: str) -> None:
+    """Make ``tag`` a registered marker of ``item`` (so ``-m`` and ``--strict-markers``
+    work), or remember the one-line hint saying why it cannot be."""
+    if _MARKER_NAME.fullmatch(tag) and tag not in _MARK_KEYWORDS and tag not in _RESERVED_MARKERS:
+        registered = item.config.stash.setdefault(_REGISTERED, set())
+        if tag not in registered:
+            registered.add(tag)
+            item.config.addinivalue_line("markers", f"{tag}: editpred example tag")
+        item.add_marker(tag)
+        return
+    hints = item.config.stash.setdefault(_TAG_HINTS, {})
+    if tag in hints:
+        return
+    if tag in _RESERVED_MARKERS or tag in _MARK_KEYWORDS:
+        why = f"'{tag}' is pytest's own" + (" operator" if tag in _MARK_KEYWORDS else " marker, which would change how the item runs")
+    else:
+        why = "pytest's -m names hold only letters, digits and '_-.+/', and do not start with '_'"
+    hints[tag] = f"editpred: the tag {tag!r} is not a marker ({why}); select it with -k, or rename the tag"
+
+
+_REGISTERED = pytest.StashKey[set[str]]()
 
 
 def is_example_file(path: Path, config: pytest.Config, roots: list[Path]) -> bool:
@@ -41,7 +78,8 @@ def is_example_file(path: Path, config: pytest.Config, roots: list[Path]) -> boo
 
 
 def _item_name(base: str, taken: set[str], fallback: str) -> str:
-    name = _UNSAFE_ID.sub("-", base).strip("-") or fallback
+    """``base`` as a pasteable id (see :mod:`.._ids`), numbered if the file has it twice."""
+    name = safe_id(base) or safe_id(fallback) or "example"
     candidate, n = name, 2
     while candidate in taken:
         candidate, n = f"{name}-{n}", n + 1
@@ -83,11 +121,13 @@ class ExampleFile(pytest.Module):
                 name = _item_name(fallback, taken, self.path.stem)
                 items.append(ExampleItem.from_parent(self, name=name, callobj=_run_example, error=loaded))
                 continue
-            base = _item_name(loaded.name, taken, self.path.stem)
+            base = _item_name(example_id(loaded), taken, self.path.stem)
             for trial in range(1, trials + 1):
                 name = base if trials == 1 else f"{base}[t{trial}]"
                 items.append(
-                    ExampleItem.from_parent(self, name=name, callobj=_run_example, example=loaded, trial=trial)
+                    ExampleItem.from_parent(
+                        self, name=name, callobj=_run_example, example=loaded, trial=trial, example_id=base
+                    )
                 )
         return items
 
@@ -102,21 +142,30 @@ class ExampleItem(pytest.Function):
         example: Example | None = None,
         error: EditPredError | None = None,
         trial: int = 1,
+        example_id: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.example = example
         self.load_error = error
         self.trial = trial
+        # The one spelling of the example's name (the id without "[tN]"): the summary,
+        # the JSONL and HTML reports and replay files use it.
+        self.example_id = example_id or self.name
+        # Who answered: --editpred-provider's name, or a custom fixture's function.
+        self.answered_by: str | None = None
         if example is not None:
-            self.extra_keyword_matches.add(example.name)
+            self.extra_keyword_matches.add(example.name)  # the "# Name" heading, for -k
             if example.repo_name:
-                self.extra_keyword_matches.add(example.repo_name)
+                self.extra_keyword_matches.add(example.repo_name)  # -k flask
             for tag in example.tags:
                 self.extra_keyword_matches.add(tag)
-                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", tag):
-                    self.config.addinivalue_line("markers", f"{tag}: editpred example tag")
-                    self.add_marker(tag)
+                _mark_tag(self, tag)
+
+    def error_message(self, error: EditPredError) -> str:
+        """The one paragraph an ERROR shows: where (the example's file when the error
+        knows no place of its own, as a server's), what, and the fix."""
+        return str(error) if error.where else f"{self.path}: {error}"
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = None
@@ -130,5 +179,5 @@ class ExampleItem(pytest.Function):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """Our own errors are messages for people, not tracebacks."""
         if isinstance(excinfo.value, EditPredError):
-            return str(excinfo.value)
+            return self.error_message(excinfo.value)
         return super().repr_failure(excinfo)

@@ -8,6 +8,7 @@ The README's option table is this table.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,10 @@ from .._exceptions import ConfigError
 from .._limits import DEFAULT_LIMITS, Limits
 from .._settings import CACHE_MODES, Settings
 
-__all__ = ["OPTIONS", "REPORT_OPTIONS", "Option", "add_options", "get", "settings_from", "repo_mappings", "repo_cache_dir"]
+__all__ = [
+    "OPTIONS", "REPORT_OPTIONS", "Option", "add_options", "check_combinations", "get", "settings_from",
+    "repo_mappings", "repo_cache_dir",
+]
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,12 @@ class Option:
     default: Any = None
     choices: tuple[str, ...] = ()
     ini: bool = True
+    # The range a number must be in: ``low`` and ``high`` inclusive; ``positive``
+    # excludes 0 (a timeout of 0 s cannot be met). ``unit`` names what the number is.
+    low: float | None = None
+    high: float | None = None
+    positive: bool = False
+    unit: str = ""
 
     @property
     def flag(self) -> str:
@@ -59,47 +69,54 @@ OPTIONS: tuple[Option, ...] = (
     Option("prompt_format", "prompt format. openai: infer (by model name), zeta (Zeta 1), zeta2 "
            "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions) or any Zed format name; openai-chat "
            "and anthropic: teacher or teacher-jumps (Zed's teacher prompts)", default="infer"),
-    Option("max_tokens", "maximum tokens to generate", kind="int", default=2048),
-    Option("temperature", "sampling temperature", kind="float", default=0.0),
+    Option("max_tokens", "maximum tokens to generate", kind="int", default=2048, low=1),
+    Option("temperature", "sampling temperature", kind="float", default=0.0, low=0),
     Option("stop", "stop sequence (repeatable)", kind="list", default=()),
     Option("extra_body", "extra JSON fields for the request body, e.g. '{\"top_p\": 0.9}'",
            default="{}"),
-    Option("timeout", "seconds before one request times out", kind="float", default=60.0),
+    Option("timeout", "seconds before one request times out", kind="float", default=60.0,
+           positive=True, unit="seconds"),
     Option("retries", "attempts per request for connection errors, timeouts, 429 and 5xx",
-           kind="int", default=3),
+           kind="int", default=3, low=1, unit="attempts (1 means no retry)"),
     Option("cache", "response cache mode", kind="choice", default="readwrite", choices=CACHE_MODES),
     Option("response_cache_dir", "where model responses are cached (default: inside the "
            "pytest cache)", kind="path"),
     Option("replay", "results file the replay provider answers from", kind="path"),
-    Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8),
+    Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8,
+           low=1),
     Option("max_response_bytes", "largest model response body, counted while it streams and "
-           "decompresses (default 8 MiB)", kind="int", default=DEFAULT_LIMITS.max_response_bytes),
+           "decompresses (default 8 MiB)", kind="int", default=DEFAULT_LIMITS.max_response_bytes,
+           low=1, unit="bytes"),
 )
 
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
 REPORT_OPTIONS: tuple[Option, ...] = (
-    Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1),
-    Option("min_delta_chrf", "fail an item whose delta-chrF (0-100) is below this", kind="float"),
-    Option("max_reversal", "fail an item whose reversal ratio (0-1) is above this", kind="float"),
+    Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1,
+           low=1),
+    Option("min_delta_chrf", "fail an item whose delta-chrF (0-100) is below this", kind="float",
+           low=0, high=100, unit="delta-chrF"),
+    Option("max_reversal", "fail an item whose reversal ratio (0-1) is above this", kind="float",
+           low=0, high=1, unit="reversal ratio"),
     Option("report", "write one JSON record per item and trial to this .jsonl file", kind="path"),
     Option("summary_json", "write Zed's SummaryJson (ep eval --summary-json) to this file", kind="path"),
     Option("html", "write a self-contained HTML report to this file", kind="path"),
-    Option("summary_limit", "rows of the per-example table (all with -v)", kind="int", default=20),
+    Option("summary_limit", "rows of the per-example table (all with -v)", kind="int", default=20,
+           low=0, unit="rows"),
     Option("group_by", "also summarise by 'repository' and/or 'tag' (repeatable)", kind="list",
            default=()),
     Option("fail_under", "the exit status follows the pass rate: fail only below PCT percent",
-           kind="float"),
+           kind="float", low=0, high=100, unit="percent"),
     Option("baseline", "compare this run with an earlier --editpred-report file", kind="path"),
     Option("fail_on_regression", "with --editpred-baseline: fail when any example regressed",
            kind="bool", default=False),
     Option("accept", "append a failing prediction to its .md file as a new Expected Patch",
            kind="bool", default=False, ini=False),
     Option("max_example_bytes", "largest example file read (default 16 MiB)", kind="int",
-           default=DEFAULT_LIMITS.max_example_bytes),
+           default=DEFAULT_LIMITS.max_example_bytes, low=1, unit="bytes"),
     Option("max_prediction_bytes", "largest predicted patch or text judged (default 8 MiB)", kind="int",
-           default=DEFAULT_LIMITS.max_prediction_bytes),
+           default=DEFAULT_LIMITS.max_prediction_bytes, low=1, unit="bytes"),
     Option("judge_timeout", "seconds one item may spend being judged (default 60)", kind="float",
-           default=DEFAULT_LIMITS.judge_seconds),
+           default=DEFAULT_LIMITS.judge_seconds, positive=True, unit="seconds"),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}
@@ -126,12 +143,34 @@ def add_options(parser: pytest.Parser, extra: tuple[Option, ...] = ()) -> None:
                   type="linelist", default=[])
 
 
+def _in_range(option: Option, number: float, source: str) -> None:
+    """A :class:`ConfigError` unless ``number`` is in the option's range."""
+    low, high = option.low, option.high
+    below = (low is not None and number < low) or (option.positive and number <= 0)
+    above = high is not None and number > high
+    if not (below or above or math.isnan(number)):
+        return
+    if low is not None and high is not None:
+        wanted = f"from {low:g} to {high:g}"
+    elif option.positive:
+        wanted = "greater than 0"
+    elif low is not None:
+        wanted = f"at least {low:g}"
+    else:
+        wanted = f"at most {high:g}"
+    what = f" ({option.unit})" if option.unit else ""
+    raise ConfigError(
+        f"{source} is {number:g}, but it must be {wanted}{what}",
+        fix=f"Give {option.flag if source.startswith('--') else 'the ini key ' + option.dest} a value {'of ' if wanted.startswith('at') else ''}{wanted}.",
+    )
+
+
 def _convert(option: Option, value: Any, source: str) -> Any:
     try:
-        if option.kind == "int":
-            return int(value)
-        if option.kind == "float":
-            return float(value)
+        if option.kind in ("int", "float"):
+            number = int(value) if option.kind == "int" else float(value)
+            _in_range(option, number, source)
+            return number
         if option.kind == "bool":
             return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes", "on")
         if option.kind == "choice" and value not in option.choices:
@@ -155,6 +194,17 @@ def get(config: pytest.Config, name: str) -> Any:
         if ini_value not in (None, [], ""):
             return _convert(option, ini_value, f"ini {option.dest}")
     return option.default
+
+
+def check_combinations(config: pytest.Config) -> None:
+    """The options that only make sense together (each value's range is checked by
+    :func:`get`): a :class:`ConfigError` for the first that does not."""
+    if get(config, "fail_on_regression") and not get(config, "baseline"):
+        raise ConfigError(
+            "--editpred-fail-on-regression compares with a baseline, but no --editpred-baseline was given",
+            fix="Add --editpred-baseline PATH, the --editpred-report file of an earlier run "
+            "(or drop --editpred-fail-on-regression).",
+        )
 
 
 def limits_from(config: pytest.Config) -> Limits:
@@ -222,8 +272,6 @@ def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path |
     replay = get(config, "replay")
     concurrency = get(config, "concurrency")
     retries = get(config, "retries")
-    if concurrency < 1 or retries < 1:
-        raise ConfigError("--editpred-concurrency and --editpred-retries must be at least 1")
     return Settings(
         provider=get(config, "provider"),
         base_url=get(config, "base_url"),

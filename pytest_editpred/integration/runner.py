@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .._scene import Scene
     from .._verdict import Candidate, Verdict
 
-__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY"]
+__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
 
 from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY  # noqa: E402  (re-exported)
 
@@ -88,6 +88,42 @@ class Run:
     _prefetchers: list[tuple[Any, set[str]]] = field(default_factory=list)
     _prefetch_completion: Any = None
     thresholds: tuple[tuple[str, float | None, Callable[[float, float], bool]], ...] = ()
+    # The completion function of --editpred-provider, built once (start_provider).
+    _provider: Any = None
+
+    # --------------------------------------------------------------- provider
+
+    def start_provider(self) -> Any:
+        """The ``--editpred-provider`` completion function, built on first use.
+
+        The plugin builds it once the items are collected, so that a provider that
+        cannot be built (no model, no base URL, no replay file, an unset key
+        variable) is one usage error before the first item, not one per item.
+        """
+        if self._provider is None:
+            from .._exceptions import ConfigError
+            from ..providers import available, get_provider
+
+            name = self.settings.provider
+            if name not in available():
+                raise ConfigError(
+                    f"unknown provider {name!r}",
+                    fix=f"Pick one of: {', '.join(available())} (--editpred-provider).",
+                )
+            self._provider = get_provider(name)(self.settings)
+        return self._provider
+
+    def close_provider(self) -> None:
+        """Drop the provider (its HTTP clients are made per event loop, on first use)."""
+        self._provider = None
+
+    def answered_by(self, completion: Any) -> str:
+        """Who answers: ``--editpred-provider``'s name when ``completion`` is the provider
+        it built, else the qualified name of the custom completion function (see
+        :func:`qualified_name`)."""
+        if self._provider is not None and completion is self._provider:
+            return self.settings.provider
+        return qualified_name(completion)
 
     # ------------------------------------------------------------------ scene
 
@@ -247,11 +283,15 @@ class Run:
             _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
             pytest.fail(f"{item.name}: {oversized}", pytrace=False)
         start = time.monotonic()
+        timed_out: float | None = None
+        message: str | None = None
         try:
             with deadline(self.limits.judge_seconds):
                 message = self._judged(prepared, prediction)
         except JudgeTimeout as timeout:
-            reason = _timeout_reason(prepared, prediction, timeout.seconds, time.monotonic() - start)
+            timed_out = timeout.seconds
+        if timed_out is not None:  # failed outside the except: no chained second report
+            reason = _timeout_reason(prepared, prediction, timed_out, time.monotonic() - start)
             props.update(outcome="failed", reason=reason)
             _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
             pytest.fail(f"{item.name}: {reason}", pytrace=False)
@@ -397,3 +437,28 @@ async def _finish_async(prepared: Prepared, answer: Any, start: float) -> Prepar
         prepared.prediction_error = error
     prepared.latency = time.perf_counter() - start
     return prepared
+
+
+def qualified_name(completion: Any) -> str:
+    """``module.qualname`` of a custom completion function, as results record it.
+
+    A function defined inside the fixture that returns it (the README's pattern) is
+    named by that fixture, ``conftest.editpred_completion``, not by its
+    ``<locals>``; a bound method by its class and name; a ``functools.partial`` by
+    its function; any other callable object by its class.
+    """
+    import functools
+
+    target = completion
+    while isinstance(target, functools.partial):
+        target = target.func
+    owner = getattr(target, "__self__", None)
+    if owner is not None and not inspect.ismodule(owner):
+        cls = owner if inspect.isclass(owner) else type(owner)
+        module, qualname = cls.__module__, f"{cls.__qualname__}.{getattr(target, '__name__', 'complete')}"
+    else:
+        if not (inspect.isfunction(target) or inspect.isbuiltin(target)):
+            target = type(target)
+        module = getattr(target, "__module__", None) or "?"
+        qualname = getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or repr(target)
+    return f"{module}.{qualname.split('.<locals>', 1)[0]}"

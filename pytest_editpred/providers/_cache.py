@@ -14,7 +14,8 @@ half-written file; the last writer wins and all writers write the same answer.
 
 Modes: ``off``; ``read`` (use hits, never write); ``write`` (always ask the server,
 store the answer); ``readwrite``; ``replay-only`` (use hits, and a miss is a
-:class:`PredictionError`: the item fails, no network). A file that cannot be read or
+:class:`MissingAnswerError`: the item is an ERROR, counted as not passed, and
+nothing is sent). A file that cannot be read or
 parsed is a miss, and is rewritten in the modes that write: that includes JSON nested
 deeper than :data:`~pytest_editpred._limits.MAX_JSON_DEPTH` (read with
 :func:`~pytest_editpred._safe_json.loads_bounded`, so no :class:`RecursionError`),
@@ -33,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import ConfigError, PredictionError
+from .._exceptions import ConfigError, MissingAnswerError
 from .._files import write_atomic
 from .._safe_json import loads_bounded
 from .._settings import CACHE_MODES, Settings
@@ -99,7 +100,8 @@ class ResponseCache:
         if mode == "replay-only" and directory is None:
             raise ConfigError(
                 "cache mode 'replay-only' needs a cache directory",
-                fix="Give --editpred-cache-dir, the directory a previous run filled.",
+                fix="Give --editpred-response-cache-dir, the directory a previous run filled "
+                "(by default the pytest cache holds it: do not run with -p no:cacheprovider).",
             )
         self.directory = Path(directory) if directory is not None else None
         self.mode = mode if directory is not None else "off"
@@ -149,12 +151,13 @@ class ResponseCache:
             return None
         return CachedResponse(key, text, data, latency, path)
 
-    def miss(self, key: str, url: str) -> PredictionError:
-        """The error for a miss in replay-only mode."""
-        return PredictionError(
-            f"the request to {safe_url(url)} is not in the response cache "
-            f"({self.path(key)}); cache mode is replay-only, so nothing was sent",
-            fix="Run once with --editpred-cache-mode readwrite to record the answers.",
+    def miss(self, key: str, url: str) -> MissingAnswerError:
+        """The error for a miss in replay-only mode: no answer, so an ERROR (not passed),
+        never a FAILED."""
+        return MissingAnswerError(
+            f"missing answer: the request to {safe_url(url)} is not in the response cache "
+            f"({self.path(key)}); the cache is replay-only, so nothing was sent",
+            fix="Run once with --editpred-cache=readwrite to record the answers.",
         )
 
     def put(

@@ -22,9 +22,15 @@ character offset into the cursor file *after* the patch (an object with an
 cursor file; neither means "no change". Other keys are ignored, except ``error``:
 a record with an error and no answer replays that failure.
 
+``name`` is matched against the item's id (the file stem of a ``.md``/``.json``
+example, the name of a ``.jsonl`` line: what a run report records), then the
+example's own name (its ``# Name`` heading, as Zed's ``ep`` writes it), then Zed's
+``filename()`` of it.
+
 Lookup: the record for (name, trial); else the record for the name (a later line
 replaces an earlier one with the same key). A name the file does not have is a
-:class:`PredictionError`: the item fails, saying the replay file has no answer.
+:class:`MissingAnswerError`: no answer is not a wrong answer, so the item is an
+ERROR (counted as not passed), never a FAILED.
 """
 
 from __future__ import annotations
@@ -34,7 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import ConfigError, PredictionError
+from .._exceptions import ConfigError, MissingAnswerError, PredictionError
+from .._ids import example_id
 from .._prediction import Prediction
 from .._request import PredictionRequest
 from .._safe_json import loads_bounded
@@ -146,11 +153,13 @@ class Replay:
 
     def complete(self, request: PredictionRequest) -> Prediction:
         example = request.example
-        record = self.lookup(example.name, request.trial) or self.lookup(example.filename, request.trial)
+        names = dict.fromkeys(n for n in (example_id(example), example.name, example.filename) if n)
+        record = next((r for r in (self.lookup(n, request.trial) for n in names) if r is not None), None)
         if record is None:
-            raise PredictionError(
-                f"the replay file {self.path} has no answer for {example.name!r} (trial {request.trial})",
-                fix="Add a line with this name to the replay file, or run the model.",
+            raise MissingAnswerError(
+                f"missing answer: the replay file {self.path} has no answer for "
+                f"{' or '.join(map(repr, names))} (trial {request.trial})",
+                fix="Add a line with this name to the replay file, or run the model on this example.",
             )
         where = f"{self.path}:{record.line}"
         if record.error is not None and record.patch is None and record.text is None:
