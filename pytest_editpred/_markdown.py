@@ -105,10 +105,10 @@ def _front_matter(text: str, path: str | None) -> tuple[dict[str, Any], str, int
             line = 1 + int(match.group(1))
             message = f"{message[: match.start()]}{message[match.end() :]} (column {match.group(2)})"
         else:
-            end = re.search(r"\s*\(at end of document\)", message)
-            line = 2 + body.count("\n") - (1 if body.endswith("\n") else 0) if end else 2
-            if end:
-                message = message[: end.start()] + message[end.end() :] + " (at the end of the front matter)"
+            at_end = re.search(r"\s*\(at end of document\)", message)
+            line = 2 + body.count("\n") - (1 if body.endswith("\n") else 0) if at_end else 2
+            if at_end:
+                message = message[: at_end.start()] + message[at_end.end() :] + " (at the end of the front matter)"
         raise FrontMatterError(f"the front matter is not valid TOML: {message}", path=path, line=line) from None
     for key in ("repository_url", "revision"):
         if key not in fields:
