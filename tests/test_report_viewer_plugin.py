@@ -150,7 +150,7 @@ def corpus_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_evals(tmp, tmp / "old.jsonl", "--editpred-provider=oracle", "-k", "not rustkv")
     run_evals(tmp, tmp / "new.jsonl", "--editpred-trials=2", "-k", "not taskd")
     # errors: the taskd examples against a model server that is not there
-    run_evals(tmp, tmp / "down.jsonl", "--editpred-provider=openai", "--editpred-base-url=http://127.0.0.1:9",
+    run_evals(tmp, tmp / "down.jsonl", "--editpred-provider=openai", "--editpred-base-url=http://127.0.0.1:9", "--editpred-model=m",
               "--editpred-retries=1", "--editpred-trials=2", "-k", "taskd")
     records = read_records(tmp / "new.jsonl") + read_records(tmp / "down.jsonl")
     page = tmp / "corpus.html"
