@@ -216,7 +216,7 @@ def pytest_runtest_makereport(
             and isinstance(call.excinfo.value, pytest.fail.Exception):
         # The paragraph itself, as a call-phase error shows (ExampleItem.repr_failure):
         # not "Failed: ..." again in the short summary.
-        report.longrepr = item.error_message(error)  # type: ignore[attr-defined]
+        report.longrepr = item.report_of(item.error_message(error))  # type: ignore[attr-defined]
     if PREPARED_KEY in item.stash or SETUP_ERROR_KEY in item.stash or RUN_KEY in item.stash:
         from .integration.reporting import annotate
 

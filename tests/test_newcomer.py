@@ -136,7 +136,25 @@ def add(a, b):
 """
 
 
-def test_a_broken_example_is_one_paragraph(project: Project, plugin_args: list[str]) -> None:
+@pytest.fixture(params=["local", "on-ci"])
+def summary_style(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Off CI pytest trims the short summary's message to its first line; on CI
+    (``$CI`` or ``$BUILD_NUMBER`` set) it prints the message whole, so a message
+    for people must still be printed once."""
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
+    if request.param == "on-ci":
+        monkeypatch.setenv("CI", "true")
+    else:
+        monkeypatch.delenv("CI", raising=False)
+    return request.param
+
+
+def summary_lines(text: str) -> list[str]:
+    """The lines of the short test summary (pytest's index of the ERRORs)."""
+    return text.split("short test summary info", 1)[1].splitlines()[1:-1]
+
+
+def test_a_broken_example_is_one_paragraph(project: Project, plugin_args: list[str], summary_style: str) -> None:
     path = project.example("calc--broken", BROKEN)
     result = project.pytester.runpytest("evals", "-rE", *plugin_args)
     result.assert_outcomes(errors=1)
@@ -147,9 +165,14 @@ def test_a_broken_example_is_one_paragraph(project: Project, plugin_args: list[s
     [where] = [line for line in text.splitlines() if line.startswith(f"{path}:")]
     assert re.fullmatch(rf"{re.escape(str(path))}:\d+: the edit history does not apply.*", where), where
     assert text.count("fix: Each edit-history hunk must match") == 1, text
+    # The summary names the item and what went wrong, on one line.
+    [summary] = summary_lines(text)
+    assert summary.startswith("ERROR evals/calc--broken.md::calc--broken - the edit history does not apply"), summary
 
 
-def test_an_unreachable_server_is_one_paragraph(project: Project, plugin_args: list[str]) -> None:
+def test_an_unreachable_server_is_one_paragraph(
+    project: Project, plugin_args: list[str], summary_style: str
+) -> None:
     path = project.example("calc--sub", SUB)
     gone = LLMServer.start()
     url = gone.url
@@ -162,7 +185,10 @@ def test_an_unreachable_server_is_one_paragraph(project: Project, plugin_args: l
     text = output(result)
     assert "During handling of the above exception" not in text, text
     assert "Traceback" not in text, text
-    [paragraph] = [line for line in text.splitlines() if "failed after 1 attempt" in line]
+    [summary] = summary_lines(text)
+    assert summary.startswith("ERROR evals/calc--sub.md::calc--sub - POST"), summary
+    body = text.split("short test summary info", 1)[0]
+    [paragraph] = [line for line in body.splitlines() if "failed after 1 attempt" in line]
     assert paragraph.startswith(f"{path}: POST {url}/infill failed after 1 attempt"), paragraph
     assert text.count("fix: Check that the model server is up") == 1, text
 

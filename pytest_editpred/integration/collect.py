@@ -19,6 +19,7 @@ from .._exceptions import EditPredError
 from .._ids import example_id, safe_id
 from .._load import load_examples
 from . import TRIALS_KEY
+from .paragraph import paragraph_report
 
 __all__ = ["ExampleFile", "ExampleItem", "is_example_file", "tag_hints"]
 
@@ -167,17 +168,25 @@ class ExampleItem(pytest.Function):
         knows no place of its own, as a server's), what, and the fix."""
         return str(error) if error.where else f"{self.path}: {error}"
 
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        line = None
+    def report_of(self, message: str) -> Any:
+        """The report of an ERROR or FAILED message (:mod:`.paragraph`)."""
+        return paragraph_report(message, self.path, self._line())
+
+    def _line(self) -> int | None:
+        """The 1-based line this example starts its verdict at, if known."""
         if self.example is not None:
             source = self.example.source
-            line = source.expected_section_line or source.cursor_line or source.line
-        elif self.load_error is not None:
-            line = self.load_error.line
+            return source.expected_section_line or source.cursor_line or source.line
+        return self.load_error.line if self.load_error is not None else None
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self._line()
         return self.path, (line - 1 if line else 0), self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Our own errors are messages for people, not tracebacks."""
+        """Our own errors and verdicts are messages for people, not tracebacks."""
         if isinstance(excinfo.value, EditPredError):
-            return self.error_message(excinfo.value)
+            return self.report_of(self.error_message(excinfo.value))
+        if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
+            return self.report_of(excinfo.value.msg)
         return super().repr_failure(excinfo)
