@@ -7,13 +7,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ._example import CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 from ._exceptions import JSONFormatError
 
 __all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict"]
+
+_Record = TypeVar("_Record")
 
 
 def _text(data: dict[str, Any], key: str, *, required: bool, where: str | None, line: int) -> str:
@@ -61,57 +64,64 @@ def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+def _prompt_input_records(
+    data: dict[str, Any], key: str, shape: str, read: Callable[[Any], _Record | None], where: str | None, line: int
+) -> list[_Record] | None:
+    """The entries of the list ``prompt_inputs.<key>``, each made a record by ``read``
+    (None when the list is absent). ``read`` returns None for an entry of the wrong
+    shape: the error then says every entry must be ``shape``."""
+    inputs = data.get("prompt_inputs")
+    value = inputs.get(key) if isinstance(inputs, dict) else None
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise JSONFormatError(f"'prompt_inputs.{key}' must be a list", path=where, line=line)
+    records = []
+    for entry in value:
+        record = read(entry)
+        if record is None:
+            raise JSONFormatError(f"each entry of 'prompt_inputs.{key}' must be {shape}", path=where, line=line)
+        records.append(record)
+    return records
+
+
+def _related_file(entry: Any) -> RetrievedFile | None:
+    excerpts = entry.get("excerpts") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not _count(entry.get("max_row")) \
+            or not isinstance(excerpts, list):
+        return None
+    parsed = []
+    for excerpt in excerpts:
+        rows = excerpt.get("row_range") if isinstance(excerpt, dict) else None
+        order = excerpt.get("order", 0) if isinstance(excerpt, dict) else None
+        if not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")) \
+                or not isinstance(excerpt.get("text"), str) or not _count(order):
+            return None
+        parsed.append(RetrievedExcerpt(rows["start"], rows["end"], excerpt["text"], int(order or 0)))
+    return RetrievedFile(entry["path"], entry["max_row"], tuple(parsed))
+
+
 def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[RetrievedFile, ...] | None:
     """``prompt_inputs.related_files`` (Zed's ``RelatedFile`` records), if present."""
-    inputs = data.get("prompt_inputs")
-    if not isinstance(inputs, dict) or inputs.get("related_files") is None:
+    shape = '{"path": str, "max_row": int, "excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?}]}'
+    files = _prompt_input_records(data, "related_files", shape, _related_file, where, line)
+    return None if files is None else tuple(files)
+
+
+def _diagnostic(entry: Any) -> CarriedDiagnostic | None:
+    rows = entry.get("snippet_buffer_row_range") if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("severity"), (str, int)) \
+            or not isinstance(entry.get("message"), str) or not isinstance(entry.get("snippet"), str) \
+            or not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")):
         return None
-    value = inputs["related_files"]
-    shape = (
-        "each entry of 'prompt_inputs.related_files' must be {\"path\": str, \"max_row\": int, "
-        "\"excerpts\": [{\"row_range\": {\"start\": int, \"end\": int}, \"text\": str, \"order\": int?}]}"
-    )
-    if not isinstance(value, list):
-        raise JSONFormatError("'prompt_inputs.related_files' must be a list", path=where, line=line)
-    files = []
-    for entry in value:
-        excerpts = entry.get("excerpts") if isinstance(entry, dict) else None
-        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not _count(entry.get("max_row")) \
-                or not isinstance(excerpts, list):
-            raise JSONFormatError(shape, path=where, line=line)
-        parsed = []
-        for excerpt in excerpts:
-            rows = excerpt.get("row_range") if isinstance(excerpt, dict) else None
-            order = excerpt.get("order", 0) if isinstance(excerpt, dict) else None
-            if not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")) \
-                    or not isinstance(excerpt.get("text"), str) or not _count(order):
-                raise JSONFormatError(shape, path=where, line=line)
-            parsed.append(RetrievedExcerpt(rows["start"], rows["end"], excerpt["text"], int(order or 0)))
-        files.append(RetrievedFile(entry["path"], entry["max_row"], tuple(parsed)))
-    return tuple(files)
+    return CarriedDiagnostic(str(entry["severity"]), entry["message"], entry["snippet"], rows["start"], rows["end"])
 
 
 def _diagnostics(data: dict[str, Any], where: str | None, line: int) -> tuple[CarriedDiagnostic, ...]:
     """``prompt_inputs.active_buffer_diagnostics``, if present."""
-    inputs = data.get("prompt_inputs")
-    value = inputs.get("active_buffer_diagnostics") if isinstance(inputs, dict) else None
-    if value is None:
-        return ()
-    shape = (
-        "each entry of 'prompt_inputs.active_buffer_diagnostics' must be {\"severity\": str|int, "
-        "\"message\": str, \"snippet\": str, \"snippet_buffer_row_range\": {\"start\": int, \"end\": int}}"
-    )
-    if not isinstance(value, list):
-        raise JSONFormatError("'prompt_inputs.active_buffer_diagnostics' must be a list", path=where, line=line)
-    found = []
-    for entry in value:
-        rows = entry.get("snippet_buffer_row_range") if isinstance(entry, dict) else None
-        if not isinstance(entry, dict) or not isinstance(entry.get("severity"), (str, int)) \
-                or not isinstance(entry.get("message"), str) or not isinstance(entry.get("snippet"), str) \
-                or not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")):
-            raise JSONFormatError(shape, path=where, line=line)
-        found.append(CarriedDiagnostic(str(entry["severity"]), entry["message"], entry["snippet"], rows["start"], rows["end"]))
-    return tuple(found)
+    shape = '{"severity": str|int, "message": str, "snippet": str, "snippet_buffer_row_range": {"start": int, "end": int}}'
+    found = _prompt_input_records(data, "active_buffer_diagnostics", shape, _diagnostic, where, line)
+    return tuple(found or ())
 
 
 def example_from_dict(

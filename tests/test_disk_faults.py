@@ -52,6 +52,17 @@ def examples(project: Project, *names: str) -> None:
         project.example(name, SUB)
 
 
+def run(project: Project, plugin_args: list[str], *args: str) -> pytest.RunResult:
+    """One in-process run of the examples in ``evals`` with ``args``."""
+    return project.pytester.runpytest("evals", *args, *plugin_args)
+
+
+def assert_no_crash(output: str, *also: str) -> None:
+    """The fault was a message: no traceback, no internal error (nor any of ``also``)."""
+    for word in ("Traceback", "INTERNALERROR", *also):
+        assert word not in output, output
+
+
 def lines_matching(output: str, pattern: str) -> list[str]:
     return [line for line in output.splitlines() if re.search(pattern, line)]
 
@@ -85,11 +96,11 @@ def test_reports_on_a_full_disk_are_one_warning_each(
 ) -> None:
     examples(project, "calc--a", "calc--b", "calc--bad")
     disk = full_disk(project.pytester.path / "full", request)
-    result = project.pytester.runpytest("evals", *report_args(disk), *plugin_args)
+    result = run(project, plugin_args, *report_args(disk))
     result.assert_outcomes(passed=2, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the items' own status, not the reports'
     out = result.stdout.str()
-    assert "INTERNALERROR" not in out and "Traceback" not in out, out
+    assert_no_crash(out)
     assert len(lines_matching(out, r"^3 predictions: 2 passed, 1 failed")) == 1, out  # the summary printed
     error = "No space left on device [ENOSPC]"
     fix = f"Free space on the disk of {disk}, or point"
@@ -109,7 +120,7 @@ def test_all_passing_run_on_a_full_disk_still_passes(
 ) -> None:
     examples(project, "calc--a")
     disk = full_disk(project.pytester.path / "full", request)
-    result = project.pytester.runpytest("evals", *report_args(disk), *plugin_args)
+    result = run(project, plugin_args, *report_args(disk))
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK
     assert len(lines_matching(result.stdout.str(), r"^editpred warning:")) == 3
@@ -124,7 +135,7 @@ def test_a_jsonl_report_that_fills_the_disk_keeps_every_complete_record(
     examples(project, *names)
     disk = full_disk(project.pytester.path / "full", request, free_pages=1)
     report = disk / "r.jsonl"
-    result = project.pytester.runpytest("evals", f"--editpred-report={report}", *plugin_args)
+    result = run(project, plugin_args, f"--editpred-report={report}")
     result.assert_outcomes(passed=12)
     assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
@@ -179,11 +190,11 @@ def test_reports_in_a_read_only_directory(
     nested = folder / "deeper"  # its parent cannot even be made
     args = [f"--editpred-report={folder / 'r.jsonl'}", f"--editpred-html={nested / 'r.html'}",
             f"--editpred-summary-json={folder / 'summary.json'}"]  # fmt: skip
-    result = project.pytester.runpytest("evals", *args, *plugin_args)
+    result = run(project, plugin_args, *args)
     result.assert_outcomes(passed=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
-    assert "Traceback" not in out and "INTERNALERROR" not in out, out
+    assert_no_crash(out)
     error = "Read-only file system [EROFS]"
     assert_one_warning(out, folder / "r.jsonl", error, "is on a read-only file system: point --editpred-report elsewhere")
     assert_one_warning(out, nested / "r.html", error, "point --editpred-html elsewhere")
@@ -197,7 +208,7 @@ def test_report_paths_that_are_directories(project: Project, plugin_args: list[s
     out_dir = project.pytester.path / "out"
     for name in ("r.jsonl", "r.html", "summary.json"):
         (out_dir / name).mkdir(parents=True)
-    result = project.pytester.runpytest("evals", *report_args(out_dir), *plugin_args)
+    result = run(project, plugin_args, *report_args(out_dir))
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
@@ -211,15 +222,21 @@ def test_report_paths_that_are_directories(project: Project, plugin_args: list[s
 # -------------------------------------------------------------------- repository cache
 
 
-def cache_args(cache: Path) -> list[str]:
-    return [f"--editpred-cache-dir={cache}"]
+def run_with_cache(project: Project, plugin_args: list[str], cache: Path) -> pytest.RunResult:
+    return run(project, plugin_args, f"--editpred-cache-dir={cache}")
 
 
-def assert_cache_errors(result: pytest.RunResult, count: int, cache: Path, error: str, fix: str) -> None:
+def assert_cache_errors(project: Project, plugin_args: list[str], cache: Path, error: str, fix: str) -> None:
+    """Two examples run with the repository cache ``cache``, which cannot be written:
+    each is one short ERROR naming the cache, ``error`` and ``fix``."""
+    names = ("calc--0", "calc--1")
+    examples(project, *names)
+    result = run_with_cache(project, plugin_args, cache)
+    count = len(names)
     result.assert_outcomes(errors=count)
     out = result.stdout.str()
-    assert "Traceback" not in out and "OSError" not in out and "INTERNALERROR" not in out, out
-    for name in [f"calc--{i}" for i in range(count)]:
+    assert_no_crash(out, "OSError")
+    for name in names:
         section = out.split(f"ERROR at setup of {name} ")[1].split("ERROR at setup of")[0]
         assert f"the repository cache {cache} cannot be written" in section, section
         assert error in section and fix in section, section
@@ -231,11 +248,9 @@ def assert_cache_errors(result: pytest.RunResult, count: int, cache: Path, error
 def test_a_read_only_cache_is_one_error_per_item(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
-    examples(project, "calc--0", "calc--1")
     cache = read_only_dir(project.pytester.path / "cache", request)
-    result = project.pytester.runpytest("evals", *cache_args(cache), *plugin_args)
     assert_cache_errors(
-        result, 2, cache, "Read-only file system [EROFS]",
+        project, plugin_args, cache, "Read-only file system [EROFS]",
         f"fix: The repository cache {cache} is on a read-only file system: set editpred_cache_dir",
     )  # fmt: skip
 
@@ -243,11 +258,9 @@ def test_a_read_only_cache_is_one_error_per_item(
 def test_a_full_cache_is_one_error_per_item(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
-    examples(project, "calc--0", "calc--1")
     cache = full_disk(project.pytester.path / "cache", request)
-    result = project.pytester.runpytest("evals", *cache_args(cache), *plugin_args)
     assert_cache_errors(
-        result, 2, cache, "No space left on device",
+        project, plugin_args, cache, "No space left on device",
         f"fix: Free space on the repository cache {cache}, or set editpred_cache_dir",
     )  # fmt: skip
 
@@ -259,8 +272,8 @@ def test_a_read_only_cache_that_holds_everything_still_serves(
     (a CI image, a shared mount), runs the same examples with no error."""
     examples(project, "calc--a", "calc--bad")
     cache = tmpfs(project.pytester.path / "cache", request, size="16m")
-    project.pytester.runpytest("evals", *cache_args(cache), *plugin_args).assert_outcomes(passed=1, failed=1)
+    run_with_cache(project, plugin_args, cache).assert_outcomes(passed=1, failed=1)
     remount_read_only(cache)
-    result = project.pytester.runpytest("evals", *cache_args(cache), *plugin_args)
+    result = run_with_cache(project, plugin_args, cache)
     result.assert_outcomes(passed=1, failed=1)
     assert "cannot be written" not in result.stdout.str()

@@ -62,6 +62,21 @@ def diff_field(before: str, expected: str, predicted: str, *, passed: bool, curs
     return out
 
 
+CURSOR = BEFORE.index("def sub(a, b):") + len("def sub(a, b):")  # where the user stopped typing
+EXPECTED_CURSOR = EXPECTED.index("a - b") + len("a - b")
+
+
+def sub_diff(predicted: str, *, passed: bool, predicted_cursor: int | None) -> dict[str, Any]:
+    """The ``diff`` field of a prediction of the ``sub`` example (BEFORE to EXPECTED)."""
+    return diff_field(BEFORE, EXPECTED, predicted, passed=passed, cursor=CURSOR, expected_cursor=EXPECTED_CURSOR,
+                      predicted_cursor=predicted_cursor)
+
+
+def good_diff() -> dict[str, Any]:
+    """A prediction that is the expected edit, cursor included."""
+    return sub_diff(EXPECTED, passed=True, predicted_cursor=EXPECTED_CURSOR)
+
+
 def record(name: str, outcome: str, repo: str = CALC, **extra: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
         "name": name, "nodeid": f"evals/{name}.md::{name}", "path": f"/repo/evals/{name}.md", "repository_url": repo,
@@ -88,13 +103,10 @@ def metrics(chrf: float, cursor: bool | None = True) -> dict[str, Any]:
 
 
 def corpus() -> list[dict[str, Any]]:
-    cursor = BEFORE.index("def sub(a, b):") + len("def sub(a, b):")
-    exp_cursor = EXPECTED.index("a - b") + len("a - b")
-    wrong_cursor = WRONG.index("b - a") + 1
-    good = diff_field(BEFORE, EXPECTED, EXPECTED, passed=True, cursor=cursor, expected_cursor=exp_cursor, predicted_cursor=exp_cursor)
-    bad = diff_field(BEFORE, EXPECTED, WRONG, passed=False, cursor=cursor, expected_cursor=exp_cursor, predicted_cursor=wrong_cursor)
+    good = good_diff()
+    bad = sub_diff(WRONG, passed=False, predicted_cursor=WRONG.index("b - a") + 1)
     hostile_text = BEFORE.replace("def sub(a, b):\n", f"def sub(a, b):\n    return '{HOSTILE}'\n")
-    hostile = diff_field(BEFORE, EXPECTED, hostile_text, passed=False, cursor=cursor, expected_cursor=exp_cursor, predicted_cursor=None)
+    hostile = sub_diff(hostile_text, passed=False, predicted_cursor=None)
     return [
         record("calc-complete-sub", "passed", metrics=metrics(100.0), matched_candidate=1, diff=good, latency=0.25),
         record("calc-swapped-operands", "failed", metrics=metrics(41.0, False), diff=bad, latency=1.5,
@@ -110,9 +122,7 @@ def corpus() -> list[dict[str, Any]]:
 
 
 def baseline() -> list[dict[str, Any]]:
-    cursor = BEFORE.index("def sub(a, b):") + len("def sub(a, b):")
-    exp_cursor = EXPECTED.index("a - b") + len("a - b")
-    good = diff_field(BEFORE, EXPECTED, EXPECTED, passed=True, cursor=cursor, expected_cursor=exp_cursor, predicted_cursor=exp_cursor)
+    good = good_diff()
     return [
         record("calc-complete-sub", "failed", metrics=metrics(20.0), diff=good),
         record("calc-swapped-operands", "passed", metrics=metrics(100.0), diff=good),
@@ -133,6 +143,18 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plain.write_text(render_html(corpus(), None, title=f"run {HOSTILE}"), encoding="utf-8")
     compared.write_text(render_html(corpus(), None, title="compared", baseline=baseline()), encoding="utf-8")
     return {"plain": plain, "compare": compared}
+
+
+def open_item(b: Browser, page: Path, item: str, more: str = "") -> None:
+    """Open ``page`` at ``#item=<item><more>`` and wait until that item's detail is drawn."""
+    b.open(page.as_uri() + f"#item={item}{more}")
+    detail_ready(b, item)
+
+
+def choose(b: Browser, select: str, value: str) -> None:
+    """Pick ``value`` in the ``<select id=select>`` as a user does: it changes, then says so."""
+    b.js("(() => { const s = document.getElementById(%s); s.value = %s; s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+         % (json.dumps(select), json.dumps(value)))
 
 
 def names(b: Browser) -> list[str]:
@@ -216,10 +238,10 @@ def test_list_filters_by_outcome_search_and_repo(browser: Browser, pages: dict[s
     assert "q=calc" in b.js("location.hash")
     for _ in "calc":
         b.key("Backspace")
-    b.js("(() => { const s = document.getElementById('f-repo'); s.value = %s; s.dispatchEvent(new Event('change', {bubbles: true})); })()" % json.dumps(SHAPES))
+    choose(b, "f-repo", SHAPES)
     assert names(b) == ["shapes-server-down", f"shapes-{HOSTILE}"]
     b.click("input[name=outcome][value=passed]")
-    b.js("(() => { const s = document.getElementById('f-tag'); s.value = 'rename'; s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+    choose(b, "f-tag", "rename")
     assert names(b) == [f"shapes-{HOSTILE}"]
     # the hostile text is text: no element was made of it, nothing ran
     assert b.js("document.querySelectorAll('img').length") == 0 and b.js("window.__pwned === undefined")
@@ -235,9 +257,9 @@ def test_sorting_by_metric_and_latency(browser: Browser, pages: dict[str, Path])
     b.click("#f-dir")
     assert names(b)[:4] == [f"shapes-{HOSTILE}", "calc-swapped-operands", "calc-trials", "calc-complete-sub"]
     assert "dir=desc" not in b.js("location.hash")
-    b.js("(() => { const s = document.getElementById('f-sort'); s.value = 'latency'; s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+    choose(b, "f-sort", "latency")
     assert names(b) == ["calc-trials", "calc-complete-sub", f"shapes-{HOSTILE}", "calc-swapped-operands", "shapes-server-down"]
-    b.js("(() => { const s = document.getElementById('f-sort'); s.value = 'name'; s.dispatchEvent(new Event('change', {bubbles: true})); })()")
+    choose(b, "f-sort", "name")
     assert names(b) == sorted(names(b))
 
 
@@ -272,8 +294,7 @@ def test_keyboard_next_and_previous_failure(browser: Browser, pages: dict[str, P
 
 def test_diff_lines_numbers_cursors_and_changed_characters(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#item=calc-swapped-operands&view=unified")
-    detail_ready(b, "calc-swapped-operands")
+    open_item(b, pages["plain"], "calc-swapped-operands", "&view=unified")
     shown = lines(b)
     changed = [x for x in shown if x["kind"] != " "]
     assert changed == [
@@ -295,8 +316,7 @@ def test_diff_lines_numbers_cursors_and_changed_characters(browser: Browser, pag
 
 def test_expanding_a_hunk_and_switching_split(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#item=calc-swapped-operands&view=unified")
-    detail_ready(b, "calc-swapped-operands")
+    open_item(b, pages["plain"], "calc-swapped-operands", "&view=unified")
     assert b.js("document.querySelector('#detail .expand').textContent") == "show 12 more lines above (of 17 hidden)"
     b.click("#detail .expand[data-hunk='0']")
     detail_ready(b, "calc-swapped-operands")
@@ -320,8 +340,7 @@ def test_expanding_a_hunk_and_switching_split(browser: Browser, pages: dict[str,
 
 def test_passed_items_show_their_edit_compactly(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#item=calc-complete-sub")
-    detail_ready(b, "calc-complete-sub")
+    open_item(b, pages["plain"], "calc-complete-sub")
     shown = lines(b)
     # the added line, three lines of context around it and around the cursor: not the 40-line file
     assert [(x["kind"], x["a"], x["b"]) for x in shown] == [
@@ -331,8 +350,7 @@ def test_passed_items_show_their_edit_compactly(browser: Browser, pages: dict[st
 
 def test_trials_are_inside_their_example(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#item=calc-trials")
-    detail_ready(b, "calc-trials")
+    open_item(b, pages["plain"], "calc-trials")
     assert b.js("document.querySelector('#spacer .row[data-key=calc-trials] .badge').textContent") == "2/3 passed"
     assert b.js("Array.from(document.querySelectorAll('#detail .trial')).map(t => t.textContent.trim())") == [
         "trial 1 passed", "trial 2 failed", "trial 3 passed"]
@@ -345,8 +363,7 @@ def test_trials_are_inside_their_example(browser: Browser, pages: dict[str, Path
 
 def test_error_shows_message_and_fix(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#item=shapes-server-down")
-    detail_ready(b, "shapes-server-down")
+    open_item(b, pages["plain"], "shapes-server-down")
     assert b.js("document.querySelector('#detail .reason').textContent") == "infrastructure: the model server could not be reached"
     assert b.js("document.querySelector('#detail .fix').textContent") == "Fix: start it, or set --editpred-base-url"
     assert "ConnectError" in b.js("document.querySelector('#detail table.attempts').innerText")
@@ -401,6 +418,5 @@ def test_big_pages_are_compressed_and_still_open(browser: Browser, tmp_path: Pat
     assert 'type="application/x-editpred-gzip"' in text and "return b - a" not in text
     page.write_text(text, encoding="utf-8")
     browser.resize(1400, 900)
-    browser.open(page.as_uri() + "#item=calc-swapped-operands&view=unified")
-    detail_ready(browser, "calc-swapped-operands")
+    open_item(browser, page, "calc-swapped-operands", "&view=unified")
     assert [x["text"] for x in lines(browser) if x["kind"] == "+"] == ["    return b - a"]

@@ -188,5 +188,5 @@ class ExampleItem(pytest.Function):
         if isinstance(excinfo.value, EditPredError):
             return self.report_of(self.error_message(excinfo.value))
         if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
-            return self.report_of(excinfo.value.msg)
+            return self.report_of(excinfo.value.msg or "")
         return super().repr_failure(excinfo)

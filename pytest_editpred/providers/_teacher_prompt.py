@@ -55,19 +55,10 @@ class TeacherWindow(Window):
     excerpt_start: int = 0  # character offset of the cursor excerpt in ``text``
 
 
-def _line_start(text: str, row: int) -> int:
-    at = 0
-    for _ in range(row):
-        found = text.find("\n", at)
-        if found < 0:
-            return len(text)
-        at = found + 1
-    return at
-
-
 def teacher_window(request: PredictionRequest, prompt_name: str) -> TeacherWindow:
     """Build the ZetaInput and the prompt of ``request`` once, for build and parse."""
     from ..zeta._build import build_input
+    from ..zeta._input import line_start
     from ..zeta._teacher import format_teacher_prompt
     from ..zeta._teacher_jumps import format_teacher_jumps_prompt
 
@@ -79,7 +70,9 @@ def teacher_window(request: PredictionRequest, prompt_name: str) -> TeacherWindo
         # Zed shows the example's raw Edit History; a request made without one
         # (no example text) shows its events as Zed writes them.
         prompt = format_teacher_prompt(zeta_input, edit_history=request.example.edit_history or None)
-    start = _line_start(base.text, zeta_input.excerpt_start_row or 0)
+    start = line_start(base.text, zeta_input.excerpt_start_row or 0)
+    if start is None:  # past the last row: the end of the file
+        start = len(base.text)
     values = {f.name: getattr(base, f.name) for f in fields(Window)}
     return TeacherWindow(**values, prompt_name=prompt_name, prompt=prompt, input=zeta_input, excerpt_start=start)
 
@@ -127,12 +120,16 @@ def _same_path(patch_path: str, path: str) -> bool:
 def _apply_at_rows(window: Window, edits: list[TextEdit]) -> Answer:
     """Teacher-jumps edits of the cursor file, bottom up so rows stay valid; the
     cursor moves with the edits above it."""
+    from ..zeta._input import line_start
+
     if not edits:
         return Answer(None)
     text = window.text
     cursor: int | None = None
     for edit in sorted(edits, key=lambda e: e.start_row, reverse=True):
-        at = _line_start(text, edit.start_row)
+        at = line_start(text, edit.start_row)
+        if at is None:  # past the last row: the end of the file
+            at = len(text)
         try:
             new_text, edit_cursor = edit.apply(text, at)
         except ValueError:

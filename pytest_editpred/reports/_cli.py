@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .._exceptions import EditPredError
     from .._summary import Summary, format_eval_report
     from ..metrics import PredictionScore
-    from ._viewer import summary_of, terminal_lines
+    from ._viewer import render_html, summary_of, terminal_lines
 
     try:
         records = _read(args.reports)
@@ -104,8 +104,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             _write(args.summary_json, json.dumps(data, indent=2) + "\n")
             out.write(f"editpred summary: {args.summary_json}\n")
         if args.html:
-            from ._html import render_html
-
             _write(args.html, render_html(records, summary, title=args.title, baseline=baseline, terminal=terminal))
             out.write(f"editpred html: {args.html}\n")
     except OSError as error:

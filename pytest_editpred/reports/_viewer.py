@@ -1,10 +1,22 @@
 """The HTML report as a viewer: one static page, its data embedded once, drawn on demand.
 
+Numbers say *how much* a model got wrong; only reading the predictions says *how*.
+The page lists every example, filtered and sorted, and for the one opened tells its
+whole story: the prediction against the chosen expected patch as a diff with line
+numbers and both cursors, the edit history, the excerpt, the prompt and the raw
+answer, the metrics, the attempts, and with a baseline the earlier run's prediction
+beside it.
+
 The page is one file a CI job can publish and anyone can open from disk years later:
 it loads nothing (a Content-Security-Policy forbids it), and its one script is
 static, allowed by its hash. Record data never becomes markup: it is embedded as
 JSON (``<`` escaped, so no text can close the element) and the script puts it
-into the page with ``textContent`` only.
+into the page with ``textContent`` only, so even a prediction containing
+``</script>`` could not run code.
+
+The view (filters, sort, the item opened, unified or split) lives in the URL
+fragment (``#outcome=failed,error&repo=URL&tag=T&q=text&sort=delta_chr_f&dir=desc&item=NAME&view=split``):
+a view can be bookmarked or linked, and a headless browser can load one.
 
 Scale: the list is built from a small *index* (name, outcome, repository, tags,
 metrics, latency per record), parsed at load; everything else an item shows (its
@@ -36,7 +48,7 @@ from .._clip import clip, clip_prompt, prompt_text
 from ._hunks import view_diffs
 from ._jsonl import scrub_secrets
 
-__all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_viewer", "summary_of", "terminal_lines"]
+__all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_html", "summary_of", "terminal_lines"]
 
 CHUNK = 200
 COMPRESS_ABOVE = 4_000_000  # characters of detail JSON; above, the chunks are gzipped
@@ -346,7 +358,7 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
-def render_viewer(
+def render_html(
     records: Sequence[Mapping[str, Any]],
     summary: Mapping[str, Any] | None = None,
     title: str = "Edit-prediction report",
@@ -354,7 +366,22 @@ def render_viewer(
     baseline: Sequence[Mapping[str, Any]] | None = None,
     terminal: Sequence[str] | None = None,
 ) -> str:
-    """The whole page as one string (write it as UTF-8)."""
+    """The whole report page as one string (write it with ``encoding="utf-8"``).
+
+    ``baseline``: the records of an earlier run, to show the comparison with it;
+    ``terminal``: the summary lines the terminal printed, so their intervals are not
+    computed again.
+
+    ``records`` are :func:`record_of` dicts. An item's diffs come from its ``diff``
+    field (:func:`~pytest_editpred.reports._hunks.edit_view`: the file's own line
+    numbers, the edit history, the excerpt), else from ``expected_view`` /
+    ``predicted_view`` (``{path, before, expected | predicted}`` windows with the
+    cursor drawn as ``‸``), else the predicted patch. ``summary`` is the run's
+    (SummaryJson fields plus ``passed``/``failed``/``error``/``skipped``/``total``/
+    ``pass_rate``); without it, :func:`summary_of` computes it from the records as
+    the run does. Secret-looking environment values are scrubbed from everything
+    shown.
+    """
     from ._viewer_assets import CSS, JS
 
     index, details = page_data(records, summary, baseline, terminal)

@@ -34,7 +34,7 @@ from .._exceptions import PredictionError
 from ..metrics._histogram import histogram_diff
 from ._formats import CURSOR_MARKER, SEED_END, rust_lines
 from ._history import path_components
-from ._input import RelatedExcerpt, RelatedFile, ZetaInput, estimate_tokens, nbytes
+from ._input import RelatedExcerpt, RelatedFile, ZetaInput, estimate_tokens, line_start, nbytes
 from ._multi_region import V0618_LIMITS, compute_marker_offsets_with_limits, strip_marker_tags
 
 __all__ = [
@@ -356,13 +356,8 @@ class _Line(NamedTuple):
 
 def _nth_line(text: str, n: int) -> _Line | None:
     """Line ``n`` of ``text`` as Rust's ``lines().nth(n)`` sees it (as :func:`rust_lines`)."""
-    start = 0
-    for _ in range(n):
-        newline = text.find("\n", start)
-        if newline < 0:
-            return None
-        start = newline + 1
-    if start >= len(text):
+    start = line_start(text, n)
+    if start is None or start >= len(text):
         return None  # a final newline makes no empty last line (nor does "")
     newline = text.find("\n", start)
     end = len(text) if newline < 0 else newline

@@ -13,7 +13,7 @@ from typing import Final
 
 from .._exceptions import PredictionError
 from ._formats import CURSOR_MARKER, NO_EDITS, AnyFormat, Zeta1Format, ZetaFormat, parse_usize, rust_lines
-from ._input import ZetaInput
+from ._input import ZetaInput, line_start
 from ._multi_region import (
     MarkerError,
     apply_marker_span,
@@ -326,17 +326,6 @@ def parse_output(output: str, input: ZetaInput, format: ZetaFormat) -> ParsedOut
     return ParsedOutput(new, (start, end), cursor if cursor >= 0 else None, no_edits)
 
 
-def _line_offset(text: str, row: int) -> int | None:
-    """The character offset of row ``row`` of ``text``, or None past the end."""
-    position = 0
-    for _ in range(row):
-        newline = text.find("\n", position)
-        if newline < 0:
-            return None
-        position = newline + 1
-    return position
-
-
 def _hashed_apply(input: ZetaInput, output: str) -> tuple[str, int | None] | None:
     """V0615 answers patch any shown excerpt; only the replacements that fall inside
     the cursor excerpt (matched by file rows and checked by text) change it."""
@@ -352,8 +341,8 @@ def _hashed_apply(input: ZetaInput, output: str) -> tuple[str, int | None] | Non
         if edit.path != cursor_path:
             continue
         delta = edit.start_row - input.excerpt_start_row
-        in_excerpt = _line_offset(excerpt, max(delta, 0))
-        in_snippet = _line_offset(edit.old_text, max(-delta, 0))
+        in_excerpt = line_start(excerpt, max(delta, 0))
+        in_snippet = line_start(edit.old_text, max(-delta, 0))
         if in_excerpt is None or in_snippet is None:
             continue
         shift = in_excerpt - in_snippet
