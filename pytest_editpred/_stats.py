@@ -216,10 +216,18 @@ def cluster_bootstrap_mean_interval(
     count = sum(len(group) for group in data)
     estimate = math.fsum(chain.from_iterable(data)) / count
     rng = random.Random(seed)
-    means = []
-    for _ in range(resamples):
-        drawn = rng.choices(data, k=n)
-        means.append(math.fsum(chain.from_iterable(drawn)) / sum(len(group) for group in drawn))
+    if count == n:
+        # One value per example (one trial each, the usual run): the same draws as
+        # below, all resamples in one call, each resample's mean one fsum. Linear in
+        # ``n * resamples`` either way, but about four times faster.
+        values = [group[0] for group in data]
+        drawn_values = rng.choices(values, k=n * resamples)
+        means = [math.fsum(drawn_values[at : at + n]) / n for at in range(0, n * resamples, n)]
+    else:
+        means = []
+        for _ in range(resamples):
+            drawn = rng.choices(data, k=n)
+            means.append(math.fsum(chain.from_iterable(drawn)) / sum(len(group) for group in drawn))
     means.sort()
     alpha = 1 - confidence
     return Interval(

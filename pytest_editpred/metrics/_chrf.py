@@ -117,26 +117,54 @@ _LIST_LIMIT = 20_000  # characters of a region counted through one list (about 1
 
 
 class _NgramDelta:
-    """``count(after) - count(before)`` per n-gram of every order, for one
-    (before, after) pair, split into what was added (``added``) and what was removed
-    (``removed``). Computed once per pair: the actual side is shared by every
-    candidate. An n-gram's order is its length, so one dict holds all six orders;
-    ``totals[n]`` is the size of the order-``n`` delta and ``present[n]`` says
-    whether either side has an n-gram of that order at all (step 4's P = R = 1 case).
+    """``count(after) - count(before)`` per n-gram, for one (before, after) pair,
+    split into what was added (``added``) and what was removed (``removed``); an
+    n-gram's order is its length, so one dict holds all six orders. Computed once
+    per pair: the actual side is shared by every candidate. ``totals[n]`` is the
+    size of the order-``n`` delta and ``present[n]`` says whether either side has
+    an n-gram of that order at all (step 4's P = R = 1 case).
+
+    The per-n-gram work is one list and one C-level ``Counter`` per side and two
+    comprehensions: a candidate costs about 0.1 ms on the few-line regions edits
+    have.
     """
 
     __slots__ = ("added", "removed", "totals", "present")
 
     def __init__(self, before: str, after: str) -> None:
         blocks = _line_blocks(before, after) if len(before) + len(after) > _ALIGN_THRESHOLD else None
+        totals = [0] * (CHR_F_CHAR_ORDER + 1)
         if blocks is None and len(before) + len(after) <= _LIST_LIMIT:
-            # the common case, a few lines: one list of every n-gram, counted in C
-            old = Counter([before[i : i + n] for n in _ORDERS for i in range(len(before) - n + 1)])
-            new = Counter([after[i : i + n] for n in _ORDERS for i in range(len(after) - n + 1)])
+            # The common case, a few lines. N-grams lying wholly inside the texts'
+            # common prefix (or suffix) sit at the same places on both sides and
+            # cancel: only the others are counted, every order in one list.
+            prefix = common_prefix_length(before, after)
+            suffix = common_suffix_length(before, after, min(len(before), len(after)) - prefix)
+            spans = [
+                (max(prefix - n + 1, 0), min(len(before) - n, len(before) - suffix - 1) + 1,
+                 min(len(after) - n, len(after) - suffix - 1) + 1)
+                for n in _ORDERS
+            ]
+            old = Counter([before[i : i + n] for n, (first, end, _) in zip(_ORDERS, spans) for i in range(first, end)])
+            new = Counter([after[i : i + n] for n, (first, _, end) in zip(_ORDERS, spans) for i in range(first, end)])
+            removed = {gram: d for gram, count in old.items() if (d := count - new.get(gram, 0)) > 0}
+            added = dict(new)
+            for gram in old.keys() & new.keys():
+                d = new[gram] - old[gram]
+                if d > 0:
+                    added[gram] = d
+                else:
+                    del added[gram]
+            # added - removed is (n-grams after) - (n-grams before) for each order;
+            # only the (few) removed ones need looking at.
+            for gram, d in removed.items():
+                totals[len(gram)] += 2 * d
+            for n, (first, old_end, new_end) in zip(_ORDERS, spans):
+                totals[n] += max(new_end - first, 0) - max(old_end - first, 0)
         else:
-            # Counted order by order from generators: a list of every n-gram would hold
-            # six strings per character (2 GB for a 5 MB region) where the counters hold
-            # each distinct n-gram once.
+            # Order by order from generators: a list of every n-gram would hold six
+            # strings per character (2 GB for a 5 MB region) where the counters hold
+            # each distinct n-gram once. Inside common line blocks n-grams cancel.
             old, new = Counter(), Counter()
             for n in _ORDERS:
                 check_deadline()
@@ -146,21 +174,12 @@ class _NgramDelta:
                 else:
                     old.update(before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks)))
                     new.update(after[i : i + n] for i in _free_positions(len(after), n, ((b, s) for _, b, s in blocks)))
-        check_deadline()
-        added: dict[str, int] = {}
-        removed: dict[str, int] = {}
-        totals = [0] * (CHR_F_CHAR_ORDER + 1)
-        for gram, count in new.items():
-            delta = count - old.get(gram, 0)
-            if delta > 0:
-                added[gram] = delta
-                totals[len(gram)] += delta
-            elif delta < 0:
-                removed[gram] = -delta
-                totals[len(gram)] -= delta
-        for gram in old.keys() - new.keys():
-            removed[gram] = count = old[gram]
-            totals[len(gram)] += count
+            check_deadline()
+            added = {gram: d for gram, count in new.items() if (d := count - old.get(gram, 0)) > 0}
+            removed = {gram: d for gram, count in old.items() if (d := count - new.get(gram, 0)) > 0}
+            for delta in (added, removed):
+                for gram, d in delta.items():
+                    totals[len(gram)] += d
         self.added, self.removed, self.totals = added, removed, totals
         longest = max(len(before), len(after))
         self.present = [n <= longest for n in range(CHR_F_CHAR_ORDER + 1)]

@@ -13,6 +13,7 @@ from .._diff import Edit, Hunk, Kind, apply_hunks, classify, parse_diff, split_l
 from .._exceptions import DiffError
 from .._request import EditEvent
 from ._histogram import histogram_diff
+from ._local import common_prefix_length, common_suffix_length
 from ._tokens import lcs_length, tokenize
 
 
@@ -52,6 +53,17 @@ def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
     Returns the edits and whether both diffs stayed exact (see the work budget in
     :mod:`._histogram`).
     """
+    # The lines both texts share at their ends are what the histogram diff trims
+    # first: cut them off before splitting, so the cost follows the change, not the
+    # frame. Cuts are at line starts of both texts, so every line is the same.
+    base = old.rfind("\n", 0, common_prefix_length(old, new)) + 1
+    suffix = common_suffix_length(old, new, min(len(old), len(new)) - base)
+    cut = old.find("\n", len(old) - suffix) + 1 if suffix else 0
+    old_end = cut if cut else len(old)
+    new_end = old_end - len(old) + len(new)
+    if base or old_end < len(old):
+        edits, exact = _granular_edits(old[base:old_end], new[base:new_end]) if old_end - base or new_end - base else ([], True)
+        return [_TextEdit(e.start + base, e.end + base, e.old, e.new) for e in edits], exact
     old_lines, new_lines = _lines_inclusive(old), _lines_inclusive(new)
     lines = histogram_diff(old_lines, new_lines)
     exact = lines.exact
