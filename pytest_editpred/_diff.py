@@ -88,6 +88,7 @@ class DiffLine(NamedTuple):
 
 #: Rust's ``is_ascii_whitespace``: what ends an unquoted header path.
 _ASCII_WHITESPACE = frozenset(" \t\n\r\x0c")
+_ASCII_WHITESPACE_RE = re.compile("[ \t\n\r\x0c]")
 
 
 def _header_token(rest: str) -> tuple[str, int, int]:
@@ -101,6 +102,10 @@ def _header_token(rest: str) -> tuple[str, int, int]:
     An unclosed quote runs to the end of the line.
     """
     start = len(rest) - len(rest.lstrip())
+    if '"' not in rest and "\\" not in rest:  # the usual header: the token is a slice
+        found = _ASCII_WHITESPACE_RE.search(rest, start)
+        end = found.start() if found is not None else len(rest)
+        return rest[start:end], start, end
     out: list[str] = []
     in_quote = False
     index = start
