@@ -193,6 +193,20 @@ def test_an_unreachable_server_is_one_paragraph(
     assert text.count("fix: Check that the model server is up") == 1, text
 
 
+def test_a_wrong_answer_is_summarised_by_its_headline(
+    project: Project, plugin_args: list[str], summary_style: str
+) -> None:
+    project.example("calc--sub", SUB)
+    result = project.pytester.runpytest("evals", "--editpred-provider=noop", *plugin_args)
+    result.assert_outcomes(failed=1)
+    text = output(result)
+    assert "Traceback" not in text and "Failed:" not in text, text
+    [summary] = summary_lines(text)
+    assert summary.startswith("FAILED evals/calc--sub.md::calc--sub - calc--sub: the prediction changes nothing"), summary
+    # The verdict's second line (the best candidate and its numbers) is in the section only.
+    assert text.count("best: expected patch 1 of 1 (Zed's rule)") == 1, text
+
+
 # ------------------------------------------------------------------------ 3. selection
 
 
