@@ -202,7 +202,7 @@ def test_a_wrong_answer_is_summarised_by_its_headline(
     text = output(result)
     assert "Traceback" not in text and "Failed:" not in text, text
     [summary] = summary_lines(text)
-    assert summary.startswith("FAILED evals/calc--sub.md::calc--sub - calc--sub: the prediction changes nothing"), summary
+    assert summary.startswith("FAILED evals/calc--sub.md::calc--sub - calc--sub: the prediction changes"), summary
     # The verdict's second line (the best candidate and its numbers) is in the section only.
     assert text.count("best: expected patch 1 of 1 (Zed's rule)") == 1, text
 
