@@ -399,6 +399,13 @@ def _clear_leftovers(where: Path) -> None:
                     os.unlink(entry.path)
 
 
+def _write_refusal(where: Path, what: str, error: OSError) -> ConfigError:
+    """A write that failed in the example's directory: what, why, and the remedy."""
+    return _refuse(
+        where, f"{what}: {describe(error)}", remedy(error, f"the directory {where.parent}", "add the expected patch by hand")
+    )
+
+
 def _replace_file(where: Path, data: bytes, before: os.stat_result) -> None:
     """Replace ``where`` with ``data`` in one step, keeping its mode and owner.
 
@@ -408,11 +415,7 @@ def _replace_file(where: Path, data: bytes, before: os.stat_result) -> None:
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{where.name}.", suffix=TEMP_SUFFIX, dir=where.parent)
     except OSError as error:
-        raise _refuse(
-            where,
-            f"cannot write next to {where.name}: {describe(error)}",
-            remedy(error, f"the directory {where.parent}", "add the expected patch by hand"),
-        ) from None
+        raise _write_refusal(where, f"cannot write next to {where.name}", error) from None
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
@@ -430,11 +433,7 @@ def _replace_file(where: Path, data: bytes, before: os.stat_result) -> None:
             raise _refuse(where, f"{where.name} changed while it was being accepted", "Run again.")
         os.replace(temporary, where)
     except OSError as error:
-        raise _refuse(
-            where,
-            f"cannot write {where.name}: {describe(error)}",
-            remedy(error, f"the directory {where.parent}", "add the expected patch by hand"),
-        ) from None
+        raise _write_refusal(where, f"cannot write {where.name}", error) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
