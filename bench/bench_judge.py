@@ -161,9 +161,9 @@ def clear_caches() -> None:
     """Forget what an earlier repetition computed: the metrics cache per-pair work
     (the actual answer is shared by every candidate), which a repeated identical
     call would otherwise find ready."""
-    from pytest_editpred.metrics import _chrf, _counts, _jump, _kept
+    from pytest_editpred.metrics import _counts, _jump, _kept
 
-    for cached in (_chrf._delta, _kept._edit, _counts._changed_lines, _jump._anchors):
+    for cached in (_kept._edit, _counts._changed_lines, _jump._anchors):
         cached.cache_clear()
 
 

@@ -501,13 +501,45 @@ class _Rows:
         return start
 
 
-def _occurrences(text: str, needle: str) -> Iterator[int]:
-    """Every offset of ``needle`` in ``text``, left to right and non-overlapping
-    (Rust's ``match_indices``), found one at a time so a caller can stop early."""
-    at = text.find(needle)
+def _occurrences(text: str, needle: str, start: int = 0) -> Iterator[int]:
+    """Every offset of ``needle`` in ``text`` from ``start``, left to right and
+    non-overlapping (Rust's ``match_indices``), found one at a time so a caller can
+    stop early."""
+    at = text.find(needle, start)
     while at != -1:
         yield at
         at = text.find(needle, at + len(needle))
+
+
+def _first_two_now(text: str, needle: str) -> tuple[int | None, int | None]:
+    """The first two offsets of :func:`_occurrences` (None where there are fewer)."""
+    first = text.find(needle)
+    if first < 0:
+        return None, None
+    second = text.find(needle, first + len(needle))
+    return first, None if second < 0 else second
+
+
+# The last searches of a needle in a text a patch starts from, by the text's
+# identity: every expected patch of an example is placed in the same buffer, mostly
+# by the same context, and each search reads the whole file. An entry holds its
+# text, so the identity cannot be reused while it is remembered; the texts are the
+# scene's buffers, alive anyway.
+_SEARCHED: dict[tuple[int, str], tuple[str, int | None, int | None]] = {}
+_SEARCHED_SIZE = 8
+
+
+def _first_two(text: str, needle: str) -> tuple[int | None, int | None]:
+    """:func:`_first_two_now`, remembered for the last few (text, needle) pairs."""
+    key = (id(text), needle)
+    hit = _SEARCHED.get(key)
+    if hit is not None and hit[0] is text:
+        return hit[1], hit[2]
+    first, second = _first_two_now(text, needle)
+    while len(_SEARCHED) >= _SEARCHED_SIZE:  # threads may trim at once: pop tolerates that
+        _SEARCHED.pop(next(iter(_SEARCHED), key), None)
+    _SEARCHED[key] = (text, first, second)
+    return first, second
 
 
 def _trim_phantom_newline(hunk: Hunk) -> Hunk:
@@ -532,8 +564,11 @@ def locate(text: str, hunk: Hunk, *, empty_context: str = "start") -> tuple[int,
     return _locate(text, hunk, empty_context, _Rows(text))
 
 
-def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows) -> tuple[int, Hunk]:
-    """:func:`locate`, with the row counter of ``text`` shared by the caller's hunks."""
+def _locate(
+    text: str, hunk: Hunk, empty_context: str, rows: _Rows, remember: bool = False
+) -> tuple[int, Hunk]:
+    """:func:`locate`, with the row counter of ``text`` shared by the caller's hunks;
+    ``remember``: ``text`` is a buffer many patches start from (:func:`_first_two`)."""
     if not hunk.context:
         if empty_context == "start":
             return 0, hunk
@@ -553,8 +588,7 @@ def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows) -> tuple[int
             f"but the file has {line_count} lines",
             line=hunk.line,
         )
-    found = _occurrences(text, hunk.context)
-    first = next(found, None)
+    first, second = _first_two(text, hunk.context) if remember else _first_two_now(text, hunk.context)
     if first is None:
         if hunk.context.endswith("\n"):
             trimmed = _trim_phantom_newline(hunk)
@@ -563,7 +597,6 @@ def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows) -> tuple[int
         raise ContextNotFoundError(
             "hunk context not found:\n" + _quote(hunk.context), line=hunk.line
         )
-    second = next(found, None)
     if second is None:
         return first, hunk
     start = None if hunk.start_line is None else rows.row_start(hunk.start_line)
@@ -572,6 +605,7 @@ def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows) -> tuple[int
         # newline. Candidates come in text order: stop at the first one past it.
         end = text.find("\n", start)
         end = len(text) if end == -1 else end
+        found = _occurrences(text, hunk.context, second + len(hunk.context))
         for candidate in chain((first, second), found):
             if candidate > end:
                 break
@@ -629,30 +663,40 @@ def apply_hunks(
     track: list[int] | None = None,
     on_applied: Callable[[int, int, str], None] | None = None,
     budget: PlacingBudget | None = None,
+    shared: bool = False,
+    kept: list[int] | None = None,
 ) -> str:
     """Apply hunks one after the other, each located in the text the last one left.
 
     This is Zed's ``apply_diff_to_string``. ``track`` holds offsets to move along
     with the edits; ``on_applied(index, offset, text)`` is told where each hunk went.
     ``budget`` is shared by the file sections of one patch (:class:`PlacingBudget`).
+    ``shared``: ``text`` is a buffer that other patches are placed in too (the first
+    hunk's search is remembered, :func:`_first_two`). ``kept`` is ``[head, tail]``:
+    both are lowered to the lengths of the start and the end of ``text`` that no
+    edit touched, so the result agrees with ``text`` on them.
 
     Each hunk costs one search of the whole text (every match counts, to tell a
-    unique context from a repeated one) and one rebuild of it; row numbers are
-    counted from the previous hunk's place, not from the start of the text.
+    unique context from a repeated one) and one rebuild of it; rows are counted
+    only where a header is needed to place a hunk, from the last place counted.
     """
     positions = track if track is not None else []
     rows = _Rows(text)
     if hunks:
         (budget or PlacingBudget()).charge(hunks, text, hunks[0].line)
     for index, hunk in enumerate(hunks):
-        offset, hunk = _locate(text, hunk, "row", rows)
+        offset, hunk = _locate(text, hunk, "row", rows, remember=shared and index == 0)
         for edit in sorted(hunk.edits, key=lambda e: e.start, reverse=True):
             _shift(positions, offset + edit.start, offset + edit.end, edit.text)
-        # Every edit is at or after ``offset``, so the text before it, and its row,
-        # stay as they are: the next hunk counts rows from here.
-        row = rows.row_of(offset)
+        # Every edit is at or after ``offset``, so the text before it, and its rows,
+        # stay as they are: the next hunk counts rows from a place known there.
+        if rows.at > offset:
+            rows.row_of(offset)
+        if kept is not None and hunk.edits:
+            kept[0] = min(kept[0], offset + min(e.start for e in hunk.edits))
+            kept[1] = min(kept[1], len(text) - offset - max(e.end for e in hunk.edits))
         text = _splice(text, [(offset + e.start, offset + e.end, e.text) for e in hunk.edits])
-        rows = _Rows(text, offset, row)
+        rows = _Rows(text, rows.at, rows.row)
         if on_applied is not None:
             on_applied(index, offset, text)
     return text

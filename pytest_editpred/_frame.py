@@ -57,6 +57,15 @@ class Frame:
         by the frame): the same span, shifted by what the change added."""
         return text[self.start : self.end + change.shift]
 
+    def local(self, change: Change) -> Change:
+        """``change`` (held by the frame) between the two texts' frames: the same
+        change, moved to the frame's coordinates (what :func:`change_between` of
+        the frames would find, without reading them again)."""
+        if change.empty:
+            end = self.end - self.start
+            return Change(end, end, end)
+        return Change(change.start - self.start, change.before_end - self.start, change.after_end - self.start)
+
     def offset(self, offset: int, length: int) -> int | None:
         """A cursor offset of the whole text as an offset into its frame (of
         ``length`` characters), or None when it lies outside."""

@@ -50,7 +50,9 @@ def _parser() -> Any:
     if _md is None:
         from markdown_it import MarkdownIt
 
-        _md = MarkdownIt("commonmark")
+        # Only headings' inline text is read: inline parsing, the most of a parse,
+        # is done for them alone (:func:`_inline_text`).
+        _md = MarkdownIt("commonmark").disable(["inline", "text_join"])
     return _md
 
 
@@ -139,10 +141,12 @@ def _key_line(body: str, key: str) -> int:
     return 1
 
 
-def _inline_text(token: Any) -> str:
-    """The heading's text as Zed sees it: Text events only (inline code is dropped)."""
+def _inline_text(token: Any, env: dict[str, Any]) -> str:
+    """The heading's text as Zed sees it: Text events only (inline code is dropped).
+    ``env`` holds the document's link references, which inline parsing resolves."""
     parts = []
-    for child in token.children or ():
+    md = _parser()
+    for child in md.inline.parse(token.content, md, env, []):
         if child.type in ("text", "text_special"):
             parts.append(child.content)
     return "".join(parts)
@@ -178,7 +182,8 @@ def from_markdown(text: str, path: str | Path | None = None) -> Example:
 
 def _from_markdown(text: str, where: str | None) -> Example:
     fields, rest, offset = _front_matter(text, where)
-    tokens = _parser().parse(rest)
+    env: dict[str, Any] = {}
+    tokens = _parser().parse(rest, env)
     lines = rest.split("\n")
 
     name = ""
@@ -217,10 +222,10 @@ def _from_markdown(text: str, where: str | None) -> Example:
             if level in (1, 2):
                 end_reasoning(token.map[0])
             if level == 1:
-                name = _inline_text(tokens[index + 1])
+                name = _inline_text(tokens[index + 1], env)
                 name_line = line_of(token)
             elif level == 2:
-                title = _inline_text(tokens[index + 1]).encode().lower()
+                title = _inline_text(tokens[index + 1], env).encode().lower()
                 section = _SECTIONS.get(title, "other")
                 section_line.setdefault(section, line_of(token))
                 if section == "reasoning":

@@ -21,7 +21,7 @@ would refuse. Placing the hunks of all sections shares one
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._cursor import ExpectedPatch, byte_to_char
 from ._diff import DEV_NULL, FileSection, PlacingBudget, apply_hunks, parse_diff, path_candidates
@@ -34,11 +34,18 @@ OpenFile = Callable[[str], "tuple[str, str] | None"]
 
 @dataclass(frozen=True)
 class Patched:
-    """The buffers after a patch, the cursor it marks (path, offset), the files changed."""
+    """The buffers after a patch, the cursor it marks (path, offset), the files changed.
+
+    ``kept[path]`` is ``(head, tail)`` for a buffer the patch edited in place: the
+    new text agrees with the old one on its first ``head`` and last ``tail``
+    characters (what :func:`~pytest_editpred.metrics._local.change_between` needs
+    not read again).
+    """
 
     buffers: Mapping[str, str]
     cursor: tuple[str, int] | None
     changed: tuple[str, ...]
+    kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def _resolve(path: str, buffers: Mapping[str, str], open_file: OpenFile | None) -> tuple[str, str | None]:
@@ -86,11 +93,14 @@ def apply_patch(
     expected = patch if isinstance(patch, ExpectedPatch) else ExpectedPatch(patch)
     result = dict(buffers)
     changed: list[str] = []
+    kept: dict[str, tuple[int, int]] = {}
+    elsewhere: set[str] = set()  # paths whose text is not their buffer's, edited in place
     cursor: tuple[str, int] | None = None
     sections = parse_diff(expected.patch)
     check_section_paths(sections)
     budget = PlacingBudget()
     for section_index, section in enumerate(sections):
+        opened: str | None = None
         if section.created:
             path, text = section.path, ""
         else:
@@ -101,6 +111,8 @@ def apply_patch(
                     raise
                 path, opened = default_path, None
             text = opened if opened is not None else result[path]
+        if section.created or section.deleted or opened is not None or path not in buffers:
+            elsewhere.add(path)
         if section.deleted:
             result.pop(path, None)
             changed.append(path)
@@ -121,12 +133,18 @@ def apply_patch(
                 tail = new_text[line_start : line_start + column]
                 track.append(line_start + byte_to_char(tail, column, what="expected cursor"))
 
-        text = apply_hunks(text, section.hunks, track=track, on_applied=placed, budget=budget)
+        bounds = list(kept.get(path, (len(text), len(text))))
+        text = apply_hunks(
+            text, section.hunks, track=track, on_applied=placed, budget=budget, shared=True, kept=bounds
+        )
         new_path = section.renamed_to or path
         if new_path != path:
             result.pop(path, None)
+            elsewhere.update((path, new_path))
+        kept[new_path] = (bounds[0], bounds[1])
         result[new_path] = text
         changed.append(new_path)
         if track:
             cursor = (new_path, track[0])
-    return Patched(result, cursor, tuple(dict.fromkeys(changed)))
+    kept = {path: bounds for path, bounds in kept.items() if path not in elsewhere}
+    return Patched(result, cursor, tuple(dict.fromkeys(changed)), kept)

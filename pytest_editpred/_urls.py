@@ -27,6 +27,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -256,11 +257,16 @@ def split_path(path: str) -> tuple[str, ...]:
     """The components of a repository-relative path, refusing anything that could
     leave the repository: absolute paths, drive letters, ``..``, backslashes (``a\\..\\x``
     is ``..`` on Windows), NUL and control characters, and ``.git``."""
+    if not isinstance(path, str) or not path:
+        raise UnsafePathError(f"unsafe path {path!a}: it is empty")
+    return _split_path(path)
+
+
+@lru_cache(maxsize=512)  # an example names its few paths many times over (every patch, every check)
+def _split_path(path: str) -> tuple[str, ...]:
     def unsafe(why: str) -> UnsafePathError:
         return UnsafePathError(f"unsafe path {path!a}: {why}")
 
-    if not isinstance(path, str) or not path:
-        raise unsafe("it is empty")
     if re.search(r"[\x00-\x1f\x7f]", path):
         raise unsafe("it contains NUL or control characters")
     if "\\" in path:

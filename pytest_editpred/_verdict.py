@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ._cursor import ExpectedPatch
@@ -36,7 +36,7 @@ from ._frame import scoring_frame
 from ._patch import Patched, apply_patch
 from ._prediction import Prediction
 from ._request import EditEvent
-from .metrics._local import change_between
+from .metrics._local import Change, change_between
 
 if TYPE_CHECKING:
     from .metrics import PredictionScore
@@ -58,6 +58,7 @@ class Candidate:
     patch: str
     buffers: Mapping[str, str]
     cursor: tuple[str, int] | None
+    kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # :attr:`Patched.kept`
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def expected_candidates(
                 path=path,
                 line=line,
             ) from error
-        candidates.append(Candidate(index, patch.patch, patched.buffers, patched.cursor))
+        candidates.append(Candidate(index, patch.patch, patched.buffers, patched.cursor, patched.kept))
     return tuple(candidates)
 
 
@@ -251,7 +252,7 @@ def _score(
     no_change = len(candidates) == 1 and not candidates[0].patch
     pool = [] if no_change else list(candidates)
     texts = [c.buffers.get(path, original) for c in pool]
-    changes = [change_between(original, text) for text in texts]
+    changes = [change_between(original, text, c.kept.get(path)) for c, text in zip(pool, texts)]
     frame = scoring_frame(original, offset, changes)
     notes: list[str] = []
     if frame.widened:
@@ -262,12 +263,14 @@ def _score(
     actual = predicted.get(path, original)
     actual_change = change_between(original, actual)
     if frame.holds(actual_change):
+        local_change = frame.local(actual_change)
         actual_text = frame.cut(actual, actual_change)
         actual_patch = predicted_patch
         if actual_patch is None:  # a text: diffed in the frame, with the file's row numbers
             actual_patch = diff_texts(frame.text, actual_text, f"a/{path}", f"b/{path}", first_row=frame.start_row).text
     else:
         actual_text, actual_patch = frame.text, ""
+        local_change = frame.local(Change(len(original), len(original), len(original)))
         notes.append(
             "the prediction changes the cursor file outside Zed's frame, where its patch would not apply: "
             "as in Zed, every metric scores it as no change"
@@ -283,12 +286,13 @@ def _score(
             frame.offset(c.cursor[1], len(text) - len(original) + frame.end - frame.start)
             if c.cursor is not None and c.cursor[0] == path
             else None,
+            frame.local(change),
         )
         for c, text, change in zip(pool, texts, changes)
     ]
     best, result = score_prediction(
         frame.text, scored, actual_text, actual_patch, actual_cursor, events, path, frame.start_row, cursor_row,
-        notes=notes,
+        actual_change=local_change, notes=notes,
     )
     return (0 if best is None else pool[best].index), result, tuple(notes)
 

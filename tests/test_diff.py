@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_editpred._diff import (
     Kind,
@@ -14,11 +16,14 @@ from pytest_editpred._diff import (
 )
 from pytest_editpred._exceptions import (
     ContextNotFoundError,
+    EditPredError,
     ContextNotUniqueError,
     DiffParseError,
     NoSuchPathError,
 )
 from pytest_editpred._patch import apply_patch
+from pytest_editpred._textdiff import diff_texts
+from pytest_editpred.metrics._local import change_between
 
 MARKER = "// User accepted prediction:"
 
@@ -217,3 +222,67 @@ def test_multi_file_patch_changes_each_file() -> None:
     result = apply_patch({"x": "1\n", "y": "2\n"}, patch)
     assert dict(result.buffers) == {"x": "one\n", "y": "two\n"}
     assert result.changed == ("x", "y")
+
+
+# ------------------------------------------------ what a patch says it left alone
+
+_pieces = st.text(alphabet=st.sampled_from(list("ab\n\n xy()")), max_size=8)
+
+
+def _edit(text: str, data: st.DataObject) -> str:
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(text)))
+        j = data.draw(st.integers(i, min(len(text), i + 6)))
+        text = text[:i] + data.draw(_pieces) + text[j:]
+    return text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_what_a_patch_says_it_kept_is_kept_and_finds_the_same_change(data: st.DataObject) -> None:
+    # The verdict starts its prefix/suffix scans where the patch says it did not
+    # edit: that must hold, and give the change a full scan finds. Patches of one
+    # to three hunks, made by a real diff, some ending without a newline.
+    lines = [f"line {i} {'x' * (i % 5)}" for i in range(data.draw(st.integers(1, 40)))]
+    before = "\n".join(lines) + data.draw(st.sampled_from(["\n", ""]))
+    after = _edit(before, data)
+    patch = diff_texts(before, after, "a/f.txt", "b/f.txt", context=data.draw(st.integers(0, 3))).text
+    try:
+        patched = apply_patch({"f.txt": before}, patch)
+    except EditPredError:  # a context repeated without a deciding header: not this test's business
+        return
+    result = patched.buffers["f.txt"]
+    if result == before:
+        return
+    head, tail = patched.kept["f.txt"]
+    assert result[:head] == before[:head] and head <= min(len(before), len(result))
+    assert tail <= min(len(before), len(result)) and result[len(result) - tail :] == before[len(before) - tail :]
+    assert change_between(before, result, (head, tail)) == change_between(before, result)
+
+
+def test_a_patch_that_creates_renames_or_opens_a_file_says_nothing_of_it() -> None:
+    patch = (
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n"
+        "--- a/old.txt\n+++ b/moved.txt\n@@ -1 +1 @@\n-old\n+moved\n"
+        "--- a/disk.txt\n+++ b/disk.txt\n@@ -1 +1 @@\n-disk\n+DISK\n"
+        "--- a/kept.txt\n+++ b/kept.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
+    )
+    buffers = {"old.txt": "old\n", "kept.txt": "one\ntwo\nthree\n"}
+    patched = apply_patch(buffers, patch, open_file=lambda p: (p, "disk\n") if p == "disk.txt" else None)
+    assert patched.buffers["disk.txt"] == "DISK\n" and patched.buffers["moved.txt"] == "moved\n"
+    assert patched.kept == {"kept.txt": (4, 6)}  # "one\n" before, "three\n" after
+
+
+def test_placing_in_many_texts_by_one_context_finds_each_texts_own_place() -> None:
+    # The first hunk's search is remembered per text (every expected patch of an
+    # example is placed in the same buffer): other texts must not see its answer.
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n key\n-old\n+new\n"
+    texts = ["key\nold\n", "x\nkey\nold\ny\n", "key\nold\nkey\nold\n", "key\nold\n"]
+    for _ in range(2):
+        results = []
+        for text in texts:
+            try:
+                results.append(apply_patch({"f.txt": text}, patch).buffers["f.txt"])
+            except ContextNotUniqueError:
+                results.append(None)
+        assert results == ["key\nnew\n", "x\nkey\nnew\ny\n", "key\nnew\nkey\nold\n", "key\nnew\n"]

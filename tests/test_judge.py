@@ -16,13 +16,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_editpred._diff import apply_to_string
+from pytest_editpred._frame import scoring_frame
 from pytest_editpred._prediction import Prediction
 from pytest_editpred._request import Excerpt, compute_excerpt
 from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
 from pytest_editpred._verdict import MAX_DIFF_LINES, Candidate, failure_diff, judge
 from pytest_editpred.metrics import Candidate as Scored
 from pytest_editpred.metrics import KeptRate, comparison_units, compute_kept_rate, delta_chr_f, score_prediction
-from pytest_editpred.metrics._chrf import _changed_region, _delta, _NgramDelta, collapse_whitespace
+from pytest_editpred.metrics._chrf import _changed_region, _NgramDelta, collapse_whitespace, ngram_delta
+from pytest_editpred.metrics._local import change_between
 from pytest_editpred.metrics._tokens import lcs_keep_masks
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -180,14 +182,26 @@ def test_delta_chr_f_on_a_local_window_equals_the_whole_text(data: st.DataObject
     original = stdlib_slice("difflib.py", data, 60)
     modified = edited(original, data)
     whole = _NgramDelta(*_changed_region(collapse_whitespace(original), collapse_whitespace(modified)))
-    _delta.cache_clear()
-    local = _delta(original, modified)  # the production path: a local window
+    local = ngram_delta(original, modified)  # the production path: a local window
     assert (local.added, local.removed, local.totals, local.present) == (
         whole.added,
         whole.removed,
         whole.totals,
         whole.present,
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_change_moved_into_the_frame_is_the_change_between_the_frames(data: st.DataObject) -> None:
+    # The verdict finds each change once, on the whole file, and hands the metrics
+    # its frame's copy: it must be what they would find on the frames themselves.
+    original = stdlib_slice("typing.py", data, 3000)
+    modified = edited(original, data)
+    cursor = data.draw(st.integers(0, len(original)))
+    change = change_between(original, modified)
+    frame = scoring_frame(original, cursor, [change])
+    assert frame.local(change) == change_between(frame.text, frame.cut(modified, change))
 
 
 def _reference_delta_chr_f(original: str, expected: str, actual: str) -> tuple[float, int, int, int]:
@@ -230,7 +244,6 @@ def test_delta_chr_f_equals_the_rule_written_out(data: st.DataObject) -> None:
     original = stdlib_slice("difflib.py", data, 40)
     expected = edited(original, data)
     actual = data.draw(st.sampled_from([original, expected, edited(original, data), edited(expected, data)]))
-    _delta.cache_clear()
     got = delta_chr_f(original, expected, actual)
     if original == expected == actual:
         assert got.score == 100.0

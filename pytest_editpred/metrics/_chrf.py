@@ -7,10 +7,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from .._deadline import check as check_deadline
-from ._local import change_between, common_prefix_length, common_suffix_length, local_window
+from ._local import Change, change_between, common_prefix_length, common_suffix_length, local_window
 from ._tokens import RUST_WHITESPACE
 
 CHR_F_CHAR_ORDER = 6
@@ -129,9 +128,10 @@ class _NgramDelta:
     have.
     """
 
-    __slots__ = ("added", "removed", "totals", "present")
+    __slots__ = ("added", "removed", "totals", "present", "unchanged")
 
-    def __init__(self, before: str, after: str) -> None:
+    def __init__(self, before: str, after: str, unchanged: bool = False) -> None:
+        self.unchanged = unchanged  # the whole texts are equal (not only this region)
         blocks = _line_blocks(before, after) if len(before) + len(after) > _ALIGN_THRESHOLD else None
         totals = [0] * (CHR_F_CHAR_ORDER + 1)
         if blocks is None and len(before) + len(after) <= _LIST_LIMIT:
@@ -191,20 +191,25 @@ class _NgramDelta:
         tp = [0] * (CHR_F_CHAR_ORDER + 1)
         for mine, theirs in ((self.added, other.added), (self.removed, other.removed)):
             for gram in mine.keys() & theirs.keys():
-                tp[len(gram)] += min(mine[gram], theirs[gram])
+                a, b = mine[gram], theirs[gram]
+                tp[len(gram)] += a if a < b else b
         return tp
 
 
-@lru_cache(maxsize=16)  # the (original, actual) pair is the same for every candidate
-def _delta(original: str, modified: str) -> _NgramDelta:
+def ngram_delta(original: str, modified: str, change: Change | None = None) -> _NgramDelta:
     """The n-gram delta of one pair, on its local window (:mod:`._local`): the
     collapsed window is a slice of the collapsed text holding the changed region
-    and its context, so the region, and every count, is the same as on the whole."""
-    change = change_between(original, modified)
+    and its context, so the region, and every count, is the same as on the whole.
+
+    ``change`` is ``change_between(original, modified)`` when the caller has it
+    already (the verdict found every candidate's on the whole file). Computed once
+    per text: the actual side's delta is shared by every candidate.
+    """
+    change = change_between(original, modified) if change is None else change
     lo, hi = local_window(original, change)
     base = collapse_whitespace(original[lo:hi])
     changed = collapse_whitespace(modified[lo : hi + change.shift])
-    return _NgramDelta(*_changed_region(base, changed))
+    return _NgramDelta(*_changed_region(base, changed), unchanged=change.empty)
 
 
 def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
@@ -215,10 +220,13 @@ def delta_chr_f(original: str, expected: str, actual: str) -> DeltaChrF:
     99: only the edit is judged. Whitespace runs are collapsed first (Zed's
     ``Collapse`` mode), so indentation width barely matters.
     """
-    if original == expected == actual:
+    return chr_f_of(ngram_delta(original, expected), ngram_delta(original, actual))
+
+
+def chr_f_of(expected_delta: _NgramDelta, actual_delta: _NgramDelta) -> DeltaChrF:
+    """:func:`delta_chr_f` from the two sides' :func:`ngram_delta`."""
+    if expected_delta.unchanged and actual_delta.unchanged:
         return DeltaChrF(100.0, 1.0, 1.0)
-    expected_delta = _delta(original, expected)
-    actual_delta = _delta(original, actual)
     true_positives = expected_delta.true_positives(actual_delta)
     sum_precision = sum_recall = 0.0
     tp = fp = fn = 0

@@ -31,11 +31,12 @@ MARGIN = 8  # > CHR_F_CHAR_ORDER - 1 collapsed characters, whatever the whitespa
 _BLOCK = 4096
 
 
-def common_prefix_length(a: str, b: str) -> int:
+def common_prefix_length(a: str, b: str, known: int = 0) -> int:
     """The length of the common prefix: block by block, then a binary search in the
-    first block that differs, so the copying is proportional to the prefix."""
+    first block that differs, so the copying is proportional to the prefix.
+    ``known``: the texts are known to agree on their first ``known`` characters."""
     limit = min(len(a), len(b))
-    at = 0
+    at = min(known, limit)
     while at < limit:
         step = min(_BLOCK, limit - at)
         if a[at : at + step] != b[at : at + step]:
@@ -53,9 +54,10 @@ def common_prefix_length(a: str, b: str) -> int:
     return lo
 
 
-def common_suffix_length(a: str, b: str, limit: int) -> int:
-    """The length of the common suffix, at most ``limit``."""
-    at = 0
+def common_suffix_length(a: str, b: str, limit: int, known: int = 0) -> int:
+    """The length of the common suffix, at most ``limit``; the texts are known to
+    agree on their last ``known`` characters."""
+    at = min(known, limit)
     while at < limit:
         step = min(_BLOCK, limit - at)
         if a[len(a) - at - step : len(a) - at] != b[len(b) - at - step : len(b) - at]:
@@ -92,11 +94,17 @@ class Change:
         return self.start == self.before_end == self.after_end
 
 
-def change_between(before: str, after: str) -> Change:
+def change_between(before: str, after: str, kept: tuple[int, int] | None = None) -> Change:
     """The changed region of ``before`` → ``after``: common prefix and suffix trimmed
-    (the suffix never overlaps the prefix)."""
-    prefix = common_prefix_length(before, after)
-    suffix = common_suffix_length(before, after, min(len(before), len(after)) - prefix)
+    (the suffix never overlaps the prefix).
+
+    ``kept`` is ``(head, tail)`` when the caller knows the texts agree on their first
+    ``head`` and last ``tail`` characters (a patch says where it edits): the scans
+    start there, and the result is the same.
+    """
+    head, tail = kept or (0, 0)
+    prefix = common_prefix_length(before, after, head)
+    suffix = common_suffix_length(before, after, min(len(before), len(after)) - prefix, tail)
     return Change(prefix, len(before) - suffix, len(after) - suffix)
 
 

@@ -10,10 +10,11 @@ from typing import Any
 
 from .._cursor import _nbytes
 from .._request import EditEvent
-from ._chrf import DeltaChrF, delta_chr_f
+from ._chrf import DeltaChrF, _NgramDelta, chr_f_of, ngram_delta
 from ._counts import ClassificationMetrics, exact_lines_match
 from ._jump import JumpLocation, patch_location_match
 from ._kept import KeptRate, compute_kept_rate
+from ._local import Change
 from ._reversal import ReversalDiffWarning, reversal_ratio
 from ._tokens import LCSTooLarge
 from ._smells import (
@@ -30,12 +31,14 @@ class Candidate:
 
     ``patch`` is the expected patch with its cursor lines removed, ``text`` the
     original after applying it, ``cursor`` the expected cursor as a character
-    offset into ``text`` (None: the patch marks no cursor).
+    offset into ``text`` (None: the patch marks no cursor). ``change`` is
+    ``change_between(original, text)`` when the caller knows it already.
     """
 
     patch: str
     text: str
     cursor: int | None = None
+    change: Change | None = None
 
 
 # Zed's ``Option`` fields serialised with ``skip_serializing_if = "Option::is_none"``
@@ -132,10 +135,10 @@ class _CandidateScore:
 
 
 def _score_candidate(
-    original: str, candidate: Candidate, actual_text: str, actual_patch: str
+    original: str, candidate: Candidate, actual_delta: _NgramDelta, actual_patch: str
 ) -> _CandidateScore:
     return _CandidateScore(
-        delta_chr_f(original, candidate.text, actual_text),
+        chr_f_of(ngram_delta(original, candidate.text, candidate.change), actual_delta),
         exact_lines_match(candidate.patch, actual_patch),
         patch_location_match(candidate.patch, actual_patch),
     )
@@ -185,6 +188,7 @@ def score_prediction(
     excerpt_start_row: int | None = None,
     cursor_row: int | None = None,
     *,
+    actual_change: Change | None = None,
     cumulative_logprob: float | None = None,
     avg_logprob: float | None = None,
     notes: list[str] | None = None,
@@ -205,7 +209,8 @@ def score_prediction(
     character offset into ``actual_text``; ``cursor_row`` the 0-based row of the
     cursor in the frame of the actual patch's ``@@`` line numbers (it excuses a
     blank line added there). ``events``, ``cursor_path`` and ``excerpt_start_row``
-    feed :func:`reversal_ratio`.
+    feed :func:`reversal_ratio`. ``actual_change`` is ``change_between(original,
+    actual_text)`` when the caller knows it already.
 
     Cursor distance is in UTF-8 bytes between the expected cursor in the expected
     text and the actual cursor in the actual text, each counted from the start of
@@ -219,14 +224,15 @@ def score_prediction(
     counts all its tokens as inserted and deleted.
     """
     if actual_patch is None:
-        patch, actual_text = "", original
+        patch, actual_text, actual_change = "", original, None
     else:
         patch = actual_patch
     pool = list(candidates) or [Candidate("", original, None)]
+    actual_delta = ngram_delta(original, actual_text, actual_change)
     best_index = 0
-    best = _score_candidate(original, pool[0], actual_text, patch)
+    best = _score_candidate(original, pool[0], actual_delta, patch)
     for index in range(1, len(pool)):
-        scored = _score_candidate(original, pool[index], actual_text, patch)
+        scored = _score_candidate(original, pool[index], actual_delta, patch)
         if scored.key() >= best.key():  # Rust's max_by: the last of equal maxima
             best_index, best = index, scored
     chosen = pool[best_index]
