@@ -52,13 +52,18 @@ OpenFile = Callable[[str], "tuple[str, str] | None"]
 
 @dataclass(frozen=True)
 class Candidate:
-    """One acceptable outcome: the buffers after an expected patch and its cursor."""
+    """One acceptable outcome: the buffers after an expected patch and its cursor.
+
+    ``kept`` is :attr:`Patched.kept`: per path, the start and end the patch left as
+    they were in the buffers it was applied to, which are the buffers it is judged
+    against (:func:`judge` finds its changed region from there).
+    """
 
     index: int
     patch: str
     buffers: Mapping[str, str]
     cursor: tuple[str, int] | None
-    kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # :attr:`Patched.kept`
+    kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
