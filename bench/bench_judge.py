@@ -20,7 +20,8 @@ edits its own 2,000-line file) with a right answer (``oracle``), no change (``no
 and a wrong edit at the cursor, beside files of 100 and 1,000 trivial tests; the
 marginal cost of one more item is the difference of the two runs' times over the
 difference of their sizes, each pair run five times and the median taken (a run's
-start-up, ~2 s, swings by ±0.1 s: the large differences keep that out).
+start-up, ~2 s, swings by ±0.1 s: the large differences keep that out). It also
+prints each run's peak memory: what an item leaves behind once reported shows there.
 
 Goals (issue 10): every answer on the flask example within 20 ms; 20,000 lines at
 most 10x 2,000 lines for the same change; a wrong answer's marginal cost within 1.5x
@@ -228,13 +229,21 @@ def editpred_completion():
 '''
 
 
+PEAK_KB: dict[tuple[str, ...], list[int]] = {}  # the runs' peak memory, by arguments and corpus
+
+
 def timed_run(folder: Path, *args: str) -> float:
     start = time.perf_counter()
-    subprocess.run(
+    child = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
-        cwd=folder, capture_output=True, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
-    return time.perf_counter() - start
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped by wait4
+    elapsed = time.perf_counter() - start
+    PEAK_KB.setdefault((folder.name, *args), []).append(usage.ru_maxrss)
+    return elapsed
 
 
 SMALL, LARGE = 10, 70
@@ -282,6 +291,10 @@ def part_two(runs: int) -> None:
         right = marginal["right answer (oracle)"]
         for label, value in marginal.items():
             print(f"{label:<28}{value:>9.2f} ms   {value / base:>5.1f}x pytest   {value / right:>5.2f}x right")
+        print(f"\npeak memory of a run (median), {SMALL} against {LARGE} examples")
+        for label, (args, extra) in kinds.items():
+            small, large = (statistics.median(PEAK_KB[(corpora[n].name, *args)]) / 1024 for n in (SMALL, LARGE))
+            print(f"{label:<28}{small:>7.1f} MB {large:>7.1f} MB   {(large - small) / extra * 1024:>6.1f} KB per item")
 
 
 def main() -> None:

@@ -172,6 +172,15 @@ class Prefetcher(Generic[K, R]):
             self.cancel()
             raise
 
+    def forget(self, key: K) -> None:
+        """Let go of ``key``'s result once it is taken: a long run must not keep every
+        result alive. A done key only; asked for again, it is called again."""
+        with self._lock:
+            future = self._futures.get(key)
+            if future is not None and future.done():
+                del self._futures[key]
+                self._started.discard(key)
+
     def cancel(self) -> None:
         """Stop everything outstanding now; idempotent and final.
 

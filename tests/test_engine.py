@@ -120,6 +120,34 @@ def test_results_are_kept_and_not_recomputed() -> None:
     assert sorted(calls) == [1, 2, 3]  # the repeated key too is called once
 
 
+def test_a_forgotten_result_is_let_go_and_made_again_if_asked_again() -> None:
+    # The plugin forgets each item's result once taken: a long run must not keep
+    # every scene alive in the prefetcher.
+    import gc
+    import weakref
+
+    class Value:
+        def __init__(self, key: int) -> None:
+            self.key = key
+
+    calls: list[int] = []
+
+    def call(key: int) -> Value:
+        calls.append(key)
+        return Value(key)
+
+    with Prefetcher(call, [1, 2], concurrency=1) as prefetcher:
+        first = prefetcher.result(1, timeout=WAIT)
+        alive = weakref.ref(first)
+        prefetcher.forget(1)
+        del first
+        gc.collect()
+        assert alive() is None  # nothing in the prefetcher holds it
+        assert prefetcher.result(2, timeout=WAIT).key == 2
+        assert prefetcher.result(1, timeout=WAIT).key == 1  # asked again: called again
+    assert sorted(calls) == [1, 1, 2]
+
+
 # -- bounded concurrency ------------------------------------------------------------
 
 

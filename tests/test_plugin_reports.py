@@ -649,3 +649,42 @@ def test_metrics_are_junit_properties(project: Project, plugin_args: list[str]) 
     for case in root.iter("testcase"):
         names = [p.get("name") for p in case.iter("property")]
         assert len(names) == len(set(names)), names
+
+
+# ------------------------------------------------------------- what a run holds on to
+
+HOLDS = '''
+
+def pytest_sessionfinish(session):
+    # Run in every process: what is still held once every item has reported.
+    from pytest_editpred.integration import PREPARED_KEY
+
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reports = [r for key in ("passed", "failed") for r in reporter.stats.get(key, []) if hasattr(r, "editpred")]
+    with open(HERE / "held.log", "a") as log:
+        log.write(json.dumps({
+            "prepared": sum(PREPARED_KEY in item.stash for item in session.items),
+            "texts": sum("predicted_text" in r.editpred for r in reports),
+            "reports": len(reports),
+            "worker": hasattr(session.config, "workerinput"),  # not $PYTEST_XDIST_WORKER: ours leaks in
+        }) + "\\n")
+'''
+
+
+def test_a_run_lets_go_of_each_scene_and_predicted_file_once_reported(project: Project, plugin_args: list[str]) -> None:
+    # A 2,000-line example holds about 1 MB (its buffers, ten patched copies, the
+    # verdict): a corpus run must not keep them all to the end, nor every answer's file.
+    for name in ("a", "b", "c"):
+        project.example(name, SUB)
+    scripted(project, {"a": "right", "b": "wrong", "c": "wrong"})
+    with open(project.pytester.path / "conftest.py", "a") as conftest:
+        conftest.write(HOLDS)
+    result = project.pytester.runpytest_subprocess(*plugin_args, "--editpred-report=out.jsonl")
+    result.assert_outcomes(passed=1, failed=2)
+    held = [json.loads(line) for line in (project.pytester.path / "held.log").read_text().splitlines()]
+    assert all(entry["prepared"] == 0 for entry in held)
+    assert sum(entry["texts"] for entry in held) == 0  # workers' reports too
+    [controller] = [entry for entry in held if not entry["worker"]]
+    assert controller["reports"] == 3
+    records = read_records(project.pytester.path / "out.jsonl")
+    assert all(record["predicted_text"] for record in records)  # the file keeps them: replay reads them

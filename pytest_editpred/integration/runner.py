@@ -54,6 +54,15 @@ class _Locked:
         return locked
 
 
+def _taken(prefetcher: Any, item: ExampleItem) -> Prepared:
+    """The prefetched result for ``item``, which the prefetcher then forgets: the
+    item holds it until its reports are made (``plugin.pytest_runtest_protocol``)."""
+    try:
+        return prefetcher.result(item)  # type: ignore[no-any-return]
+    finally:
+        prefetcher.forget(item)
+
+
 @dataclass
 class Prepared:
     """What setup made for one item: the scene, the candidates, the prediction."""
@@ -234,12 +243,12 @@ class Run:
             self._prefetchers, self._prefetch_completion = [], completion
         for prefetcher, keys in self._prefetchers:
             if item.nodeid in keys:
-                return prefetcher.result(item)  # type: ignore[no-any-return]
+                return _taken(prefetcher, item)
         covered = set().union(*(keys for _, keys in self._prefetchers))
         upcoming = [i for i in self._upcoming(item) if i.nodeid not in covered]
         prefetcher = Prefetcher(self._call_for(completion), upcoming, concurrency=self.settings.concurrency)
         self._prefetchers.append((prefetcher, {i.nodeid for i in upcoming}))
-        return prefetcher.result(item)  # type: ignore[no-any-return]
+        return _taken(prefetcher, item)
 
     def cancel(self) -> None:
         for prefetcher, _ in self._prefetchers:
