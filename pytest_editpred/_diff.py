@@ -28,6 +28,7 @@ the same places as Zed's byte search, so only columns need converting, elsewhere
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -523,22 +524,29 @@ def _first_two_now(text: str, needle: str) -> tuple[int | None, int | None]:
 # The last searches of a needle in a text a patch starts from, by the text's
 # identity: every expected patch of an example is placed in the same buffer, mostly
 # by the same context, and each search reads the whole file. An entry holds its
-# text, so the identity cannot be reused while it is remembered; the texts are the
-# scene's buffers, alive anyway.
+# text, so the identity cannot be reused while it is remembered: at most
+# _SEARCHED_SIZE texts of up to _SEARCHED_CHARS characters are kept alive (the
+# scene's buffers, mostly, alive anyway). Prefetch threads place patches at once.
 _SEARCHED: dict[tuple[int, str], tuple[str, int | None, int | None]] = {}
 _SEARCHED_SIZE = 8
+_SEARCHED_CHARS = 4_000_000
+_SEARCHED_LOCK = threading.Lock()
 
 
 def _first_two(text: str, needle: str) -> tuple[int | None, int | None]:
     """:func:`_first_two_now`, remembered for the last few (text, needle) pairs."""
+    if len(text) > _SEARCHED_CHARS:
+        return _first_two_now(text, needle)
     key = (id(text), needle)
-    hit = _SEARCHED.get(key)
+    with _SEARCHED_LOCK:
+        hit = _SEARCHED.get(key)
     if hit is not None and hit[0] is text:
         return hit[1], hit[2]
     first, second = _first_two_now(text, needle)
-    while len(_SEARCHED) >= _SEARCHED_SIZE:  # threads may trim at once: pop tolerates that
-        _SEARCHED.pop(next(iter(_SEARCHED), key), None)
-    _SEARCHED[key] = (text, first, second)
+    with _SEARCHED_LOCK:
+        while len(_SEARCHED) >= _SEARCHED_SIZE:
+            del _SEARCHED[next(iter(_SEARCHED))]
+        _SEARCHED[key] = (text, first, second)
     return first, second
 
 

@@ -286,3 +286,19 @@ def test_placing_in_many_texts_by_one_context_finds_each_texts_own_place() -> No
             except ContextNotUniqueError:
                 results.append(None)
         assert results == ["key\nnew\n", "x\nkey\nnew\ny\n", "key\nnew\nkey\nold\n", "key\nnew\n"]
+
+
+def test_patches_placed_from_many_threads_at_once_each_land_in_their_own_text() -> None:
+    # Prefetch threads build scenes at once, and the remembered searches are shared.
+    import concurrent.futures
+
+    patch = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n key\n-old\n+new\n"
+    texts = ["pad\n" * i + "key\nold\n" + "tail\n" * (i % 3) for i in range(40)]
+
+    def place(i: int) -> bool:
+        text = texts[i % len(texts)]
+        got = apply_patch({"f.txt": text}, patch).buffers["f.txt"]
+        return got == text.replace("key\nold\n", "key\nnew\n")
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(place, range(4000)))
