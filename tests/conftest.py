@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 from gitrepos import make_repo
 
@@ -142,3 +143,14 @@ def sub(a, b):
 """
 
 MakeExample = Callable[..., Path]
+
+
+def random_edits(text: str, data: st.DataObject, pieces: st.SearchStrategy[str], *, least: int, most: int, reach: int) -> str:
+    """``text`` with ``least`` to ``most`` drawn edits, each replacing up to ``reach``
+    characters at a drawn place with a drawn piece (for the hypothesis tests that an
+    optimisation changes no result)."""
+    for _ in range(data.draw(st.integers(least, most))):
+        i = data.draw(st.integers(0, len(text)))
+        j = data.draw(st.integers(i, min(len(text), i + reach)))
+        text = text[:i] + data.draw(pieces) + text[j:]
+    return text

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_edits
 from pytest_editpred._diff import (
     Kind,
     apply_sections,
@@ -229,14 +230,6 @@ def test_multi_file_patch_changes_each_file() -> None:
 _pieces = st.text(alphabet=st.sampled_from(list("ab\n\n xy()")), max_size=8)
 
 
-def _edit(text: str, data: st.DataObject) -> str:
-    for _ in range(data.draw(st.integers(1, 3))):
-        i = data.draw(st.integers(0, len(text)))
-        j = data.draw(st.integers(i, min(len(text), i + 6)))
-        text = text[:i] + data.draw(_pieces) + text[j:]
-    return text
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_what_a_patch_says_it_kept_is_kept_and_finds_the_same_change(data: st.DataObject) -> None:
@@ -245,7 +238,7 @@ def test_what_a_patch_says_it_kept_is_kept_and_finds_the_same_change(data: st.Da
     # to three hunks, made by a real diff, some ending without a newline.
     lines = [f"line {i} {'x' * (i % 5)}" for i in range(data.draw(st.integers(1, 40)))]
     before = "\n".join(lines) + data.draw(st.sampled_from(["\n", ""]))
-    after = _edit(before, data)
+    after = random_edits(before, data, _pieces, least=1, most=3, reach=6)
     patch = diff_texts(before, after, "a/f.txt", "b/f.txt", context=data.draw(st.integers(0, 3))).text
     try:
         patched = apply_patch({"f.txt": before}, patch)

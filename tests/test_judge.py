@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import random_edits
 from pytest_editpred._diff import apply_to_string
 from pytest_editpred._frame import scoring_frame
 from pytest_editpred._prediction import Prediction
@@ -162,11 +163,7 @@ texts = st.text(alphabet=st.sampled_from(list("ab (){}\n\n  \t\r_xY1é")), max_s
 
 
 def edited(base: str, data: st.DataObject) -> str:
-    for _ in range(data.draw(st.integers(0, 2))):
-        i = data.draw(st.integers(0, len(base)))
-        j = data.draw(st.integers(i, min(len(base), i + 12)))
-        base = base[:i] + data.draw(texts) + base[j:]
-    return base
+    return random_edits(base, data, texts, least=0, most=2, reach=12)
 
 
 def stdlib_slice(name: str, data: st.DataObject, most: int) -> str:
