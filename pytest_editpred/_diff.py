@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from itertools import chain
+from itertools import chain, islice
 from typing import NamedTuple
 
 from ._exceptions import (
@@ -514,11 +514,8 @@ def _occurrences(text: str, needle: str, start: int = 0) -> Iterator[int]:
 
 def _first_two_now(text: str, needle: str) -> tuple[int | None, int | None]:
     """The first two offsets of :func:`_occurrences` (None where there are fewer)."""
-    first = text.find(needle)
-    if first < 0:
-        return None, None
-    second = text.find(needle, first + len(needle))
-    return first, None if second < 0 else second
+    found = islice(_occurrences(text, needle), 2)
+    return next(found, None), next(found, None)
 
 
 # The last searches of a needle in a text a patch starts from, by the text's

@@ -84,8 +84,9 @@ class Prefetcher(Generic[K, R]):
     With ``concurrency=1`` calls never overlap, as when calling in a plain loop; the
     next key still starts as soon as the current one is done, one ahead of pytest.
 
-    Results and exceptions are kept until the :class:`Prefetcher` is dropped, so
-    asking again for a key gives the same answer without calling again.
+    Results and exceptions are kept until the :class:`Prefetcher` is dropped or
+    :meth:`forget` lets go of them, so asking again for a key gives the same answer
+    without calling again.
     """
 
     @overload

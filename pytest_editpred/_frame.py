@@ -62,8 +62,7 @@ class Frame:
         change, moved to the frame's coordinates (what :func:`change_between` of
         the frames would find, without reading them again)."""
         if change.empty:
-            end = self.end - self.start
-            return Change(end, end, end)
+            return Change.none(self.end - self.start)
         return Change(change.start - self.start, change.before_end - self.start, change.after_end - self.start)
 
     def offset(self, offset: int, length: int) -> int | None:

@@ -275,7 +275,7 @@ def _score(
             actual_patch = diff_texts(frame.text, actual_text, f"a/{path}", f"b/{path}", first_row=frame.start_row).text
     else:
         actual_text, actual_patch = frame.text, ""
-        local_change = frame.local(Change(len(original), len(original), len(original)))
+        local_change = frame.local(Change.none(len(original)))
         notes.append(
             "the prediction changes the cursor file outside Zed's frame, where its patch would not apply: "
             "as in Zed, every metric scores it as no change"

@@ -186,8 +186,6 @@ class _NgramDelta:
 
     def true_positives(self, other: _NgramDelta) -> list[int]:
         """Per order, the size of the multiset intersection of the two deltas."""
-        if other is self:
-            return self.totals
         tp = [0] * (CHR_F_CHAR_ORDER + 1)
         for mine, theirs in ((self.added, other.added), (self.removed, other.removed)):
             for gram in mine.keys() & theirs.keys():

@@ -84,6 +84,11 @@ class Change:
     before_end: int
     after_end: int
 
+    @classmethod
+    def none(cls, length: int) -> Change:
+        """No change to a text of ``length`` characters."""
+        return cls(length, length, length)
+
     @property
     def shift(self) -> int:
         """How much longer ``after`` is than ``before``."""
