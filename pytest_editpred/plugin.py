@@ -44,9 +44,10 @@ def pytest_configure(config: pytest.Config) -> None:
         options.check_combinations(config)
     except EditPredError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
-    from .integration.reporting import Reporter
+    from .integration.reporting import PredictedTextDropper, Reporter
 
     config.pluginmanager.register(Reporter(config), "editpred-reporter")
+    config.pluginmanager.register(PredictedTextDropper(), "editpred-predicted-text")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -207,28 +208,6 @@ def editpred_prediction(
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
-    try:
-        return (yield)
-    finally:
-        # Every report of the item is made: its scene, candidates and verdict go (a
-        # 2,000-line example with 10 patches holds about 1 MB of texts, and a corpus
-        # must not hold them all until the session ends).
-        if PREPARED_KEY in item.stash:
-            del item.stash[PREPARED_KEY]
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Last of all (the JSONL record is written, a worker's report sent on): the
-    whole predicted file goes. Replay reads it from the JSONL; kept on every report,
-    a run would hold every answer's file to the end."""
-    record = getattr(report, "editpred", None)
-    if isinstance(record, dict):
-        record.pop("predicted_text", None)
-
-
-@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -243,6 +222,11 @@ def pytest_runtest_makereport(
         from .integration.reporting import annotate
 
         annotate(item, call, report)  # type: ignore[arg-type]
+    if report.when == "teardown" and PREPARED_KEY in item.stash:
+        # The item's last report is made: its scene, candidates and verdict go (a
+        # 2,000-line example with 10 patches holds about 1 MB of texts, and a corpus
+        # must not hold them all until the session ends).
+        del item.stash[PREPARED_KEY]
     return report
 
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from .collect import ExampleItem
     from .runner import Prepared
 
-__all__ = ["Reporter", "annotate", "record_of"]
+__all__ = ["PredictedTextDropper", "Reporter", "annotate", "record_of"]
 
 VIEW_LINES = 15
 
@@ -297,6 +297,21 @@ def _cursor_line(diff: str, text: str, offset: int) -> tuple[int, int] | None:
                 return index, column
             new_row += 1
     return None
+
+
+class PredictedTextDropper:
+    """Where the record's whole predicted file (``predicted_text``, put there by
+    :func:`record_of`) ends: last of all the ``logreport`` hooks, once the JSONL
+    record is written and, under xdist, the worker's report sent on. Replay reads it
+    from the JSONL; kept on every report, a run would hold every answer's file to
+    the end. A plugin of its own, since the :class:`Reporter`'s ``logreport`` hook
+    must run before it."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "editpred", None)
+        if isinstance(record, dict):
+            record.pop("predicted_text", None)
 
 
 class Reporter:

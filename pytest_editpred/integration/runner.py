@@ -56,7 +56,7 @@ class _Locked:
 
 def _taken(prefetcher: Any, item: ExampleItem) -> Prepared:
     """The prefetched result for ``item``, which the prefetcher then forgets: the
-    item holds it until its reports are made (``plugin.pytest_runtest_protocol``)."""
+    item holds it until its last report is made (``plugin.pytest_runtest_makereport``)."""
     try:
         return prefetcher.result(item)  # type: ignore[no-any-return]
     finally:
