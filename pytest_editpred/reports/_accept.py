@@ -62,11 +62,10 @@ from .._cursor import MARKER
 from .._disk import describe, remedy
 from .._example import Example
 from .._exceptions import ConfigError, EditPredError
-from .._markdown import _fence, from_markdown
+from .._markdown import _fence, _front_matter, _inline_text, _parser, from_markdown
 
 __all__ = ["LOCK_TIMEOUT", "TEMP_SUFFIX", "accept_prediction", "cursor_marker_line", "with_cursor_line"]
 
-_FRONT_MATTER = "+++\n"
 #: The suffix of accept's temporary files: no collector of pytest or of this plugin
 #: takes it, and the leading dot hides the file from ``ls`` and most globs.
 TEMP_SUFFIX = ".editpred-tmp"
@@ -123,22 +122,16 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _inline_text(token: Any) -> str:
-    return "".join(c.content for c in token.children or () if c.type in ("text", "text_special"))
-
-
 def _insertion_point(text: str, path: Path) -> tuple[int, bool]:
     """``(character offset, needs a heading)`` where the new block goes.
 
-    Walks the same CommonMark tokens as :func:`from_markdown`, so a ``## Expected
-    Patch`` inside a fence or a fence inside a list is seen exactly as Zed sees it.
+    Walks the tokens :func:`from_markdown` reads (its parser, its heading text), so
+    a ``## Expected Patch`` inside a fence or a fence inside a list is seen exactly
+    as Zed sees it. ``text`` has been read as an example already.
     """
-    from markdown_it import MarkdownIt
-
-    end = text.find(_FRONT_MATTER, len(_FRONT_MATTER))
-    body_start = end + len(_FRONT_MATTER) if text.startswith(_FRONT_MATTER) and end != -1 else 0
-    first_line = text[:body_start].count("\n")
-    tokens = MarkdownIt("commonmark").parse(text[body_start:])
+    _, body, first_line = _front_matter(text, str(path))
+    env: dict[str, Any] = {}
+    tokens = _parser().parse(body, env)
     starts = _line_starts(text)
 
     def offset(line: int) -> int:  # a 0-based line of the body -> offset in text
@@ -153,7 +146,7 @@ def _insertion_point(text: str, path: Path) -> tuple[int, bool]:
             continue
         if token.type == "heading_open" and token.tag == "h2":
             # ASCII case-insensitive, as Zed (and from_markdown) compare titles.
-            section = _inline_text(tokens[index + 1]).encode().lower()
+            section = _inline_text(tokens[index + 1], env).encode().lower()
             if section == b"expected patch" and expected_heading is None:
                 expected_heading = offset(token.map[1])
             if section == b"rejected patch" and rejected_heading is None:
