@@ -40,7 +40,6 @@ __all__ = [
     "parse_url",
     "redact",
     "redact_all",
-    "safe_url",
     "split_path",
     "url_key",
     "validate_revision",
@@ -146,12 +145,6 @@ def redact(url: str) -> str:
     else:
         hidden = f"{userinfo.split(':', 1)[0]}:***" if ":" in userinfo else userinfo
     return f"{scheme}{hidden}@{url[match.end():]}"
-
-
-def safe_url(url: str | None) -> str | None:
-    """A repository URL as records and reports may keep it: :func:`redact`, and
-    ``None`` stays ``None`` (for ``record["repository_url"]``)."""
-    return None if url is None else redact(url)
 
 
 def redact_all(text: str) -> str:

@@ -28,7 +28,8 @@ from llm_server import LLMServer, llm_server_fixture  # noqa: F401
 from pytest_editpred._exceptions import ConfigError, PredictionError
 from pytest_editpred._repository import RepositoryCache
 from pytest_editpred._settings import Settings
-from pytest_editpred._urls import parse_url, safe_url
+from pytest_editpred._urls import parse_url
+from pytest_editpred._urls import redact as redact_url
 from pytest_editpred.providers._http import HTTPTransport, api_key
 from pytest_editpred.providers._secret import REDACTED, Secret, redact, redact_data
 
@@ -106,8 +107,7 @@ def test_url_credentials_are_split_from_what_git_sees() -> None:
     assert parse_url("https://u:p%40ss@host/a/b").credentials == ("u", "p@ss")
     assert parse_url("ssh://git:pw@host/a/b").git_url == "ssh://git@host/a/b"
     assert parse_url("git@github.com:a/b").git_url == "git@github.com:a/b"
-    assert safe_url(f"https://{URL_TOKEN}@github.com/acme/calc") == "https://***@github.com/acme/calc"
-    assert safe_url(None) is None
+    assert redact_url(f"https://{URL_TOKEN}@github.com/acme/calc") == "https://***@github.com/acme/calc"
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 import pytest
 
 from .._exceptions import ConfigError, EditPredError, InfrastructureError, MissingAnswerError
+from .._urls import redact
 from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
 
 # The Reporter is registered in every pytest run, also of a suite with no example:
@@ -109,12 +110,6 @@ def _wants_views(config: pytest.Config) -> bool:
     return bool(options.get(config, "html") or options.get(config, "report"))
 
 
-def _safe_url(url: str) -> str | None:
-    from .._urls import safe_url
-
-    return safe_url(url)
-
-
 def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> dict[str, Any]:
     """One plain-data record per item (and trial), for reports and comparisons."""
     example = item.example
@@ -127,7 +122,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "name": getattr(item, "example_id", None) or item.name,  # the id's spelling, as in -v
         "nodeid": item.nodeid,
         "path": str(item.path),
-        "repository_url": _safe_url(example.repository_url) if example is not None else None,
+        "repository_url": redact(example.repository_url) if example is not None else None,
         "revision": example.revision if example is not None else None,
         "tags": list(example.tags) if example is not None else [],
         # Who answered: a custom editpred_completion by its qualified name (runner.qualified_name).
