@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from .metrics._local import change_between
 
@@ -28,11 +30,13 @@ _HUNK_HEADER = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.M)
 
 @dataclass(frozen=True)
 class TextDiff:
-    """A unified diff and whether its changed region was aligned line by line."""
+    """A unified diff and whether its changed region was aligned line by line;
+    ``omitted`` lines of it were cut off by ``max_lines``."""
 
     text: str
     aligned: bool = True
     changed_lines: int = 0
+    omitted: int = 0
 
 
 def _lines(text: str) -> list[str]:
@@ -53,6 +57,7 @@ def diff_texts(
     no_newline_marker: bool = True,
     max_aligned: int = MAX_ALIGNED_LINES,
     first_row: int = 0,
+    max_lines: int | None = None,
 ) -> TextDiff:
     """The unified diff of ``before`` → ``after`` ("" when they are equal).
 
@@ -60,7 +65,10 @@ def diff_texts(
     ``\\ No newline at end of file``; otherwise it just gets a ``\\n``. A changed
     region of more than ``max_aligned`` lines is one replacement hunk. ``first_row``
     is the 0-based row of the texts' first line in a larger file, for the ``@@``
-    line numbers.
+    line numbers. ``max_lines``: only the first lines of an unaligned diff are made
+    (a failure message shows a few hundred; the replacement hunk between two small
+    changes far apart would hold every line between them), the rest counted in
+    ``omitted``.
     """
     if before == after:
         return TextDiff("")
@@ -80,10 +88,13 @@ def diff_texts(
     old = _lines(before[start:end])
     new = _lines(after[start : end + change.shift])
     aligned = len(old) <= max_aligned and len(new) <= max_aligned
+    omitted = 0
     if aligned:
         lines = list(difflib.unified_diff(old, new, from_file, to_file, n=context))
     else:
-        lines = _one_hunk(old, new, from_file, to_file, context)
+        head, tail = _common_ends(old, new, context)
+        lines = list(islice(_one_hunk(old, new, from_file, to_file, head, tail), max_lines))
+        omitted = 3 + len(old) + len(new) - head - tail - len(lines)
     text = "".join(
         line if line.endswith("\n") else line + ("\n\\ No newline at end of file\n" if no_newline_marker else "\n")
         for line in lines
@@ -96,25 +107,28 @@ def diff_texts(
         return f"@@ -{a2}{b or ''} +{c2}{d or ''} @@"
 
     changed = max(len(old), len(new))
-    return TextDiff(_HUNK_HEADER.sub(shift, text) if skip else text, aligned, changed)
+    return TextDiff(_HUNK_HEADER.sub(shift, text) if skip else text, aligned, changed, omitted)
 
 
-def _one_hunk(old: list[str], new: list[str], from_file: str, to_file: str, context: int) -> list[str]:
-    """One hunk replacing everything between the common lines at both ends."""
+def _common_ends(old: list[str], new: list[str], context: int) -> tuple[int, int]:
+    """How many lines, up to ``context``, the two sides share at their start and end."""
     head = 0
     while head < min(len(old), len(new), context) and old[head] == new[head]:
         head += 1
     tail = 0
     while tail < min(len(old), len(new), context) - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
+    return head, tail
+
+
+def _one_hunk(old: list[str], new: list[str], from_file: str, to_file: str, head: int, tail: int) -> Iterator[str]:
+    """One hunk replacing everything between the ``head`` and ``tail`` common lines,
+    line by line: a caller may stop early."""
     old_count, new_count = len(old), len(new)
-    header = f"@@ -{1 if old_count else 0},{old_count} +{1 if new_count else 0},{new_count} @@\n"
-    return [
-        f"--- {from_file}\n",
-        f"+++ {to_file}\n",
-        header,
-        *(" " + line for line in old[:head]),
-        *("-" + line for line in old[head : len(old) - tail]),
-        *("+" + line for line in new[head : len(new) - tail]),
-        *(" " + line for line in old[len(old) - tail :]),
-    ]
+    yield f"--- {from_file}\n"
+    yield f"+++ {to_file}\n"
+    yield f"@@ -{1 if old_count else 0},{old_count} +{1 if new_count else 0},{new_count} @@\n"
+    yield from (" " + line for line in old[:head])
+    yield from ("-" + line for line in old[head : len(old) - tail])
+    yield from ("+" + line for line in new[head : len(new) - tail])
+    yield from (" " + line for line in old[len(old) - tail :])

@@ -326,6 +326,7 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
         if candidate.buffers.get(p) != verdict.predicted_buffers.get(p) or p == cursor_path
     )
     lines: list[str] = []
+    omitted = 0  # lines of the diffs not made (past what is shown)
     for path in paths:
         expected = candidate.buffers.get(path, "")
         predicted = verdict.predicted_buffers.get(path, "")
@@ -334,12 +335,13 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
         if verdict.predicted_cursor and verdict.predicted_cursor[0] == path:
             predicted = draw_cursor(predicted, verdict.predicted_cursor[1])
         diff = diff_texts(expected, predicted, f"expected/{path}", f"predicted/{path}", context,
-                          no_newline_marker=False, max_aligned=MAX_DIFF_LINES)
+                          no_newline_marker=False, max_aligned=MAX_DIFF_LINES, max_lines=MAX_DIFF_LINES + 1)
         lines.extend(line + "\n" for line in diff.text.split("\n")[:-1])
+        omitted += diff.omitted
         if not diff.aligned:
             lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
-    if len(lines) > MAX_DIFF_LINES:
-        lines[MAX_DIFF_LINES:] = [f"... {len(lines) - MAX_DIFF_LINES} more lines of diff\n"]
+    if len(lines) + omitted > MAX_DIFF_LINES:
+        lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
     return "".join(_clipped_line(line) for line in lines)
 
 

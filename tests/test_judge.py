@@ -321,7 +321,24 @@ def test_the_failure_diff_is_cut_and_says_so() -> None:
     verdict = judge({"f.py": before}, ("f.py", 0), [expected], Prediction(text=after))
     diff = failure_diff(verdict, "f.py")
     assert len(diff.splitlines()) == MAX_DIFF_LINES + 1
-    assert diff.endswith("more lines of diff\n")
+    # Every line of the whole diff, and the note that it is not aligned, is shown or counted.
+    whole = diff_texts(expected.buffers["f.py"], after, "expected/f.py", "predicted/f.py",
+                       no_newline_marker=False, max_aligned=MAX_DIFF_LINES)
+    assert not whole.aligned
+    assert diff.endswith(f"... {whole.text.count(chr(10)) + 1 - MAX_DIFF_LINES} more lines of diff\n")
+    assert diff.splitlines()[:MAX_DIFF_LINES] == whole.text.splitlines()[:MAX_DIFF_LINES]
+
+
+def test_an_unaligned_diff_cut_to_max_lines_is_the_start_of_the_whole_and_counts_the_rest() -> None:
+    before = "\n".join(f"line {i}" for i in range(900)) + "\n"
+    after = before.replace("line 3\n", "line 3!\n").replace("line 890\n", "line 890!\n")
+    whole = diff_texts(before, after, "a/f", "b/f", max_aligned=100)
+    total = whole.text.count("\n")
+    assert not whole.aligned and whole.omitted == 0 and total > 1000
+    for limit in (0, 1, 3, 50, total - 1, total, total + 5):
+        cut = diff_texts(before, after, "a/f", "b/f", max_aligned=100, max_lines=limit)
+        assert cut.text.splitlines() == whole.text.splitlines()[:limit]
+        assert cut.omitted == max(total - limit, 0)
 
 
 def test_a_reversal_diff_over_its_budget_is_a_note_not_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
