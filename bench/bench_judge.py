@@ -15,13 +15,15 @@ and five answers: right (expected patch 1, cursor included), no change, a wrong 
 the cursor, a wrong edit far from it (40% of the file away) and a rewrite of the whole
 file (every indentation halved).
 
-Part 2, whole runs: ``pytest`` over corpora of 10 and 70 real-size examples (each
+Part 2, whole runs: ``pytest`` over corpora of 20 and 320 real-size examples (each
 edits its own 2,000-line file) with a right answer (``oracle``), no change (``noop``)
-and a wrong edit at the cursor, beside files of 100 and 1,000 trivial tests; the
-marginal cost of one more item is the difference of the two runs' times over the
-difference of their sizes, each pair run five times and the median taken (a run's
-start-up, ~2 s, swings by ±0.1 s: the large differences keep that out). It also
-prints each run's peak memory: what an item leaves behind once reported shows there.
+and a wrong edit at the cursor, beside 100 and 3,100 trivial tests in one file (the
+goal's yardstick) and 20 and 320 trivial tests in files of their own (as each example
+is a file of its own: for comparison); the marginal cost of one more item is the
+difference of the two runs' times over the difference of their sizes, each pair run
+five times and the median taken (a run's start-up, ~2 s, swings by up to ±0.3 s: the
+large differences keep that out; pairs of 10 and 70 were not enough). It also prints
+each run's peak memory: what an item leaves behind once reported shows there.
 
 Goals (issue 10): every answer on the flask example within 20 ms; 20,000 lines at
 most 10x 2,000 lines for the same change; a wrong answer's marginal cost within 1.5x
@@ -231,23 +233,45 @@ def editpred_completion():
 
 PEAK_KB: dict[tuple[str, ...], list[int]] = {}  # the runs' peak memory, by arguments and corpus
 
+# pytest, run so that it reports its own peak memory: the kernel's ``ru_maxrss`` of a
+# child counts the parent's memory at the fork too (this script holds the corpora).
+PYTEST_WITH_PEAK = """
+import atexit, os, runpy, sys
+
+def peak():
+    with open("/proc/self/status") as status:
+        kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+    with open(os.environ["BENCH_PEAK_FILE"], "w") as out:
+        out.write(str(kb))
+
+atexit.register(peak)
+sys.argv = ["pytest", *sys.argv[1:]]
+runpy.run_module("pytest", run_name="__main__", alter_sys=True)
+"""
+
+
+CPU_S: dict[tuple[str, ...], list[float]] = {}  # the runs' CPU seconds (user + system), likewise
+
 
 def timed_run(folder: Path, *args: str) -> float:
+    """Run pytest in ``folder``; its wall time (its CPU time and peak memory are kept)."""
+    peak_file = folder.parent / "peak.txt"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # warm: see part_two
     start = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
-        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        [sys.executable, "-c", PYTEST_WITH_PEAK, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**env, "BENCH_PEAK_FILE": str(peak_file)},
     )
     _, _, usage = os.wait4(child.pid, 0)
     child.returncode = 0  # reaped by wait4
     elapsed = time.perf_counter() - start
-    PEAK_KB.setdefault((folder.name, *args), []).append(usage.ru_maxrss)
+    PEAK_KB.setdefault((folder.name, *args), []).append(int(peak_file.read_text()))
+    CPU_S.setdefault((folder.name, *args), []).append(usage.ru_utime + usage.ru_stime)
     return elapsed
 
 
-SMALL, LARGE = 10, 70
-TRIVIAL_SMALL, TRIVIAL_LARGE = 100, 1_000
+SMALL, LARGE = 20, 320
+TRIVIAL_SMALL, TRIVIAL_LARGE = 100, 3_100
 
 
 def part_two(runs: int) -> None:
@@ -272,25 +296,52 @@ def part_two(runs: int) -> None:
             (folder / "trivial" / "test_trivial.py").write_text(
                 "".join(f"def test_{i}():\n    assert {i} == {i}\n\n\n" for i in range(trivial))
             )
+            (folder / "files").mkdir()
+            for i in range(count):
+                (folder / "files" / f"test_{i}.py").write_text(f"def test_{i}():\n    assert {i} == {i}\n")
             corpora[count] = folder
-        timed_run(corpora[LARGE], "evals", "--editpred-provider=oracle")  # fill the repository cache
+        # Warm runs, as a user's second run is: the repository cache filled, and the
+        # modules compiled and the test files' assertion rewriting cached (written to
+        # __pycache__ even where PYTHONDONTWRITEBYTECODE is set). Cold, a trivial test
+        # costs ~0.8 ms more, all of it rewriting its file.
+        timed_run(corpora[LARGE], "evals", "--editpred-provider=oracle")
+        for count in (SMALL, LARGE):
+            timed_run(corpora[count], "trivial")
+            timed_run(corpora[count], "files")
+        PEAK_KB.clear()
+        CPU_S.clear()
         kinds = {
             "pytest, a trivial test": (["trivial"], TRIVIAL_LARGE - TRIVIAL_SMALL),
+            "  the same, a file each": (["files"], LARGE - SMALL),
             "right answer (oracle)": (["evals", "--editpred-provider=oracle"], LARGE - SMALL),
             "no change (noop)": (["evals", "--editpred-provider=noop"], LARGE - SMALL),
             "wrong edit at the cursor": (["wrong"], LARGE - SMALL),
         }
-        marginal = {}
-        for label, (args, extra) in kinds.items():
-            samples = [
-                (timed_run(corpora[LARGE], *args) - timed_run(corpora[SMALL], *args)) / extra * 1000
-                for _ in range(runs)
-            ]
-            marginal[label] = statistics.median(samples)
+        # Kinds interleaved, pair by pair: a burst of time stolen by the VM's host
+        # lands on one pair of each kind, not on every pair of one kind.
+        walls: dict[str, list[float]] = {label: [] for label in kinds}
+        for _ in range(runs):
+            for label, (args, extra) in kinds.items():
+                walls[label].append((timed_run(corpora[LARGE], *args) - timed_run(corpora[SMALL], *args)) / extra * 1000)
+        marginal = {label: statistics.median(samples) for label, samples in walls.items()}
+        cpu = {
+            label: statistics.median(
+                (large - small) / extra * 1000
+                for large, small in zip(CPU_S[(corpora[LARGE].name, *args)], CPU_S[(corpora[SMALL].name, *args)])
+            )
+            for label, (args, extra) in kinds.items()
+        }
         base = marginal["pytest, a trivial test"]
         right = marginal["right answer (oracle)"]
+        print(f"{'':<28}{'wall':>9}{'':<17}{'':<17}{'CPU':>9}")
         for label, value in marginal.items():
-            print(f"{label:<28}{value:>9.2f} ms   {value / base:>5.1f}x pytest   {value / right:>5.2f}x right")
+            print(
+                f"{label:<28}{value:>9.2f} ms   {value / base:>5.1f}x pytest   {value / right:>5.2f}x right"
+                f"{cpu[label]:>9.2f} ms   {cpu[label] / cpu['pytest, a trivial test']:>5.1f}x pytest"
+            )
+        own = marginal["  the same, a file each"]
+        print(f"(against a trivial test in a file of its own: a right answer {right / own:.1f}x, "
+              f"a wrong edit {marginal['wrong edit at the cursor'] / own:.1f}x)")
         print(f"\npeak memory of a run (median), {SMALL} against {LARGE} examples")
         for label, (args, extra) in kinds.items():
             small, large = (statistics.median(PEAK_KB[(corpora[n].name, *args)]) / 1024 for n in (SMALL, LARGE))
