@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 import pytest
 
 from .._exceptions import ConfigError, EditPredError, InfrastructureError, MissingAnswerError
-from .._urls import redact
 from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
 
 # The Reporter is registered in every pytest run, also of a suite with no example:
@@ -112,6 +111,8 @@ def _wants_views(config: pytest.Config) -> bool:
 
 def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> dict[str, Any]:
     """One plain-data record per item (and trial), for reports and comparisons."""
+    from .._urls import redact
+
     example = item.example
     prepared: Prepared | None = item.stash.get(PREPARED_KEY, None)
     run = item.stash.get(RUN_KEY, None)
