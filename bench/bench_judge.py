@@ -233,8 +233,9 @@ def editpred_completion():
 
 PEAK_KB: dict[tuple[str, ...], list[int]] = {}  # the runs' peak memory, by arguments and corpus
 
-# pytest, run so that it reports its own peak memory: the kernel's ``ru_maxrss`` of a
-# child counts the parent's memory at the fork too (this script holds the corpora).
+# pytest, run so that it reports its own peak memory (Linux's VmHWM): the kernel's
+# ``ru_maxrss`` of a child counts the parent's memory at the fork too (this script
+# holds the corpora).
 PYTEST_WITH_PEAK = """
 import atexit, os, runpy, sys
 
@@ -301,9 +302,9 @@ def part_two(runs: int) -> None:
                 (folder / "files" / f"test_{i}.py").write_text(f"def test_{i}():\n    assert {i} == {i}\n")
             corpora[count] = folder
         # Warm runs, as a user's second run is: the repository cache filled, and the
-        # modules compiled and the test files' assertion rewriting cached (written to
-        # __pycache__ even where PYTHONDONTWRITEBYTECODE is set). Cold, a trivial test
-        # costs ~0.8 ms more, all of it rewriting its file.
+        # modules compiled and the test files' assertion rewriting cached (the runs
+        # drop PYTHONDONTWRITEBYTECODE, which this environment sets). Cold, a trivial
+        # test costs ~0.8 ms more, all of it rewriting its file.
         timed_run(corpora[LARGE], "evals", "--editpred-provider=oracle")
         for count in (SMALL, LARGE):
             timed_run(corpora[count], "trivial")
