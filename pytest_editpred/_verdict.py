@@ -336,10 +336,10 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
             predicted = draw_cursor(predicted, verdict.predicted_cursor[1])
         diff = diff_texts(expected, predicted, f"expected/{path}", f"predicted/{path}", context,
                           no_newline_marker=False, max_aligned=MAX_DIFF_LINES, max_lines=MAX_DIFF_LINES + 1)
+        if not diff.aligned:  # said first: a diff this big is cut below
+            lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
         lines.extend(line + "\n" for line in diff.text.split("\n")[:-1])
         omitted += diff.omitted
-        if not diff.aligned:
-            lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
     if len(lines) + omitted > MAX_DIFF_LINES:
         lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
     return "".join(_clipped_line(line) for line in lines)

@@ -326,7 +326,10 @@ def test_the_failure_diff_is_cut_and_says_so() -> None:
                        no_newline_marker=False, max_aligned=MAX_DIFF_LINES)
     assert not whole.aligned
     assert diff.endswith(f"... {whole.text.count(chr(10)) + 1 - MAX_DIFF_LINES} more lines of diff\n")
-    assert diff.splitlines()[:MAX_DIFF_LINES] == whole.text.splitlines()[:MAX_DIFF_LINES]
+    # The note comes first, so the cut never hides it.
+    shown = diff.splitlines()
+    assert shown[0] == f"(the {whole.changed_lines} changed lines are shown as one replacement, not aligned)"
+    assert shown[1:MAX_DIFF_LINES] == whole.text.splitlines()[: MAX_DIFF_LINES - 1]
 
 
 def test_an_unaligned_diff_cut_to_max_lines_is_the_start_of_the_whole_and_counts_the_rest() -> None:
