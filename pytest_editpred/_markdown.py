@@ -127,11 +127,15 @@ def _front_matter(text: str, path: str | None) -> tuple[dict[str, Any], str, int
             path=path,
             line=_key_line(body, "uncommitted_diff_requires_edit_history_rollback"),
         )
-    rest_start = end + len(FRONT_MATTER)
+    return (fields, *_body(text))
+
+
+def _body(text: str) -> tuple[str, int]:
+    """The markdown after a closed front matter, and the number of lines before it."""
+    rest_start = text.find(FRONT_MATTER, len(FRONT_MATTER)) + len(FRONT_MATTER)
     rest = text[rest_start:]
     stripped = rest.lstrip()
-    consumed = text[: rest_start + len(rest) - len(stripped)].count("\n")
-    return fields, stripped, consumed
+    return stripped, text[: rest_start + len(rest) - len(stripped)].count("\n")
 
 
 def _key_line(body: str, key: str) -> int:

@@ -6,11 +6,14 @@ import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import strategies as st
 
 from gitrepos import make_repo
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
 
 pytest_plugins = ["pytester"]
 
@@ -149,6 +152,8 @@ def random_edits(text: str, data: st.DataObject, pieces: st.SearchStrategy[str],
     """``text`` with ``least`` to ``most`` drawn edits, each replacing up to ``reach``
     characters at a drawn place with a drawn piece (for the hypothesis tests that an
     optimisation changes no result)."""
+    from hypothesis import strategies as st
+
     for _ in range(data.draw(st.integers(least, most))):
         i = data.draw(st.integers(0, len(text)))
         j = data.draw(st.integers(i, min(len(text), i + reach)))

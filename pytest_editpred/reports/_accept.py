@@ -62,7 +62,7 @@ from .._cursor import MARKER
 from .._disk import describe, remedy
 from .._example import Example
 from .._exceptions import ConfigError, EditPredError
-from .._markdown import _fence, _front_matter, _inline_text, _parser, from_markdown
+from .._markdown import _body, _fence, _inline_text, _parser, from_markdown
 
 __all__ = ["LOCK_TIMEOUT", "TEMP_SUFFIX", "accept_prediction", "cursor_marker_line", "with_cursor_line"]
 
@@ -122,14 +122,14 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def _insertion_point(text: str, path: Path) -> tuple[int, bool]:
+def _insertion_point(text: str) -> tuple[int, bool]:
     """``(character offset, needs a heading)`` where the new block goes.
 
     Walks the tokens :func:`from_markdown` reads (its parser, its heading text), so
     a ``## Expected Patch`` inside a fence or a fence inside a list is seen exactly
     as Zed sees it. ``text`` has been read as an example already.
     """
-    _, body, first_line = _front_matter(text, str(path))
+    body, first_line = _body(text)
     env: dict[str, Any] = {}
     tokens = _parser().parse(body, env)
     starts = _line_starts(text)
@@ -250,7 +250,7 @@ def accept_prediction(
         if content in example.expected_patches:
             return None
 
-        at, heading = _insertion_point(text, where)
+        at, heading = _insertion_point(text)
         block = _fence(patch, "diff")
         head, tail = text[:at], text[at:]
         lead = "" if not head or head.endswith("\n") else "\n"
