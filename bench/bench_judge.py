@@ -18,8 +18,10 @@ file (every indentation halved).
 Part 2, whole runs: ``pytest`` over corpora of 20 and 320 real-size examples (each
 edits its own 2,000-line file) with a right answer (``oracle``), no change (``noop``)
 and a wrong edit at the cursor, beside 100 and 3,100 trivial tests in one file (the
-goal's yardstick) and 20 and 320 trivial tests in files of their own (as each example
-is a file of its own: for comparison); the marginal cost of one more item is the
+goal's yardstick), 20 and 320 trivial tests in files of their own (as each example
+is a file of its own: for comparison) and the same tests asking for a function fixture
+built on a session fixture, as an example item does (pytest's own floor for an item of
+that shape: none of this plugin's work is in it); the marginal cost of one more item is the
 difference of the two runs' times over the difference of their sizes, each pair run
 five times and the median taken (a run's start-up, ~2 s, swings by up to ±0.3 s: the
 large differences keep that out; pairs of 10 and 70 were not enough). It also prints
@@ -231,6 +233,23 @@ def editpred_completion():
 '''
 
 
+# pytest alone for an item of an example's shape: a file of its own, whose test asks
+# for a function-scoped fixture built on a session-scoped one (``editpred_prediction``
+# on ``editpred_completion``). Nothing of this plugin's work is in it.
+FIXTURE_CONFTEST = '''
+import pytest
+
+
+@pytest.fixture(scope="session")
+def completion():
+    return int
+
+
+@pytest.fixture
+def prediction(request, completion):
+    return completion(request.node.name.rpartition("_")[2])
+'''
+
 PEAK_KB: dict[tuple[str, ...], list[int]] = {}  # the runs' peak memory, by arguments and corpus
 
 # pytest, run so that it reports its own peak memory (Linux's VmHWM): the kernel's
@@ -298,8 +317,11 @@ def part_two(runs: int) -> None:
                 "".join(f"def test_{i}():\n    assert {i} == {i}\n\n\n" for i in range(trivial))
             )
             (folder / "files").mkdir()
+            (folder / "fixture").mkdir()
+            (folder / "fixture" / "conftest.py").write_text(FIXTURE_CONFTEST)
             for i in range(count):
                 (folder / "files" / f"test_{i}.py").write_text(f"def test_{i}():\n    assert {i} == {i}\n")
+                (folder / "fixture" / f"test_{i}.py").write_text(f"def test_{i}(prediction):\n    assert prediction == {i}\n")
             corpora[count] = folder
         # Warm runs, as a user's second run is: the repository cache filled, and the
         # modules compiled and the test files' assertion rewriting cached (the runs
@@ -309,11 +331,13 @@ def part_two(runs: int) -> None:
         for count in (SMALL, LARGE):
             timed_run(corpora[count], "trivial")
             timed_run(corpora[count], "files")
+            timed_run(corpora[count], "fixture")
         PEAK_KB.clear()
         CPU_S.clear()
         kinds = {
             "pytest, a trivial test": (["trivial"], TRIVIAL_LARGE - TRIVIAL_SMALL),
             "  the same, a file each": (["files"], LARGE - SMALL),
+            "  and a fixture each": (["fixture"], LARGE - SMALL),
             "right answer (oracle)": (["evals", "--editpred-provider=oracle"], LARGE - SMALL),
             "no change (noop)": (["evals", "--editpred-provider=noop"], LARGE - SMALL),
             "wrong edit at the cursor": (["wrong"], LARGE - SMALL),
@@ -343,6 +367,9 @@ def part_two(runs: int) -> None:
         own = marginal["  the same, a file each"]
         print(f"(against a trivial test in a file of its own: a right answer {right / own:.1f}x, "
               f"a wrong edit {marginal['wrong edit at the cursor'] / own:.1f}x)")
+        floor = marginal["  and a fixture each"]
+        print(f"(pytest's own floor for an item shaped like an example, a file and a function fixture each, "
+              f"is {floor / base:.1f}x a trivial test: 3x leaves {max(3 * base - floor, 0):.2f} ms for the example's work)")
         print(f"\npeak memory of a run (median), {SMALL} against {LARGE} examples")
         for label, (args, extra) in kinds.items():
             small, large = (statistics.median(PEAK_KB[(corpora[n].name, *args)]) / 1024 for n in (SMALL, LARGE))
