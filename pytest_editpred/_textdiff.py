@@ -92,9 +92,9 @@ def diff_texts(
     if aligned:
         lines = list(difflib.unified_diff(old, new, from_file, to_file, n=context))
     else:
-        head, tail = _common_ends(old, new, context)
-        lines = list(islice(_one_hunk(old, new, from_file, to_file, head, tail), max_lines))
-        omitted = 3 + len(old) + len(new) - head - tail - len(lines)
+        size, hunk = _one_hunk(old, new, from_file, to_file, *_common_ends(old, new, context))
+        lines = list(islice(hunk, max_lines))
+        omitted = size - len(lines)
     text = "".join(
         line if line.endswith("\n") else line + ("\n\\ No newline at end of file\n" if no_newline_marker else "\n")
         for line in lines
@@ -121,14 +121,21 @@ def _common_ends(old: list[str], new: list[str], context: int) -> tuple[int, int
     return head, tail
 
 
-def _one_hunk(old: list[str], new: list[str], from_file: str, to_file: str, head: int, tail: int) -> Iterator[str]:
-    """One hunk replacing everything between the ``head`` and ``tail`` common lines,
-    line by line: a caller may stop early."""
+def _one_hunk(
+    old: list[str], new: list[str], from_file: str, to_file: str, head: int, tail: int
+) -> tuple[int, Iterator[str]]:
+    """One hunk replacing everything between the ``head`` and ``tail`` common lines:
+    its number of lines, and the lines made one by one (a caller may stop early)."""
     old_count, new_count = len(old), len(new)
-    yield f"--- {from_file}\n"
-    yield f"+++ {to_file}\n"
-    yield f"@@ -{1 if old_count else 0},{old_count} +{1 if new_count else 0},{new_count} @@\n"
-    yield from (" " + line for line in old[:head])
-    yield from ("-" + line for line in old[head : len(old) - tail])
-    yield from ("+" + line for line in new[head : len(new) - tail])
-    yield from (" " + line for line in old[len(old) - tail :])
+
+    def lines() -> Iterator[str]:
+        yield f"--- {from_file}\n"
+        yield f"+++ {to_file}\n"
+        yield f"@@ -{1 if old_count else 0},{old_count} +{1 if new_count else 0},{new_count} @@\n"
+        yield from (" " + line for line in old[:head])
+        yield from ("-" + line for line in old[head : old_count - tail])
+        yield from ("+" + line for line in new[head : new_count - tail])
+        yield from (" " + line for line in old[old_count - tail :])
+
+    # The three header lines, the head, both sides' changed lines, the tail.
+    return 3 + old_count + new_count - head - tail, lines()
