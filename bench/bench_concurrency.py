@@ -46,10 +46,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pytest_editpred import Cursor, Example, PredictionRequest, Settings
 from pytest_editpred._engine import Prefetcher, call_once
-from pytest_editpred._example import Example
-from pytest_editpred._request import Cursor, PredictionRequest
-from pytest_editpred._settings import Settings
 from pytest_editpred.providers import get_provider
 
 LATENCY = 0.1

@@ -6,7 +6,7 @@ example (plus, where the case is about the answer, a ``conftest.py`` whose
 completion returns a prepared answer), runs ``python -m pytest`` on it in a
 subprocess and prints the outcome, the wall time and the child's peak RSS.
 
-The cases are the ones of issue 12 ("Bounded and sealed"):
+The cases ("bounded and sealed"):
 
 * ``example-50MB``: a 50 MB example file (refused by ``--editpred-max-example-bytes``);
 * ``hunk-9.5MB``: an expected patch that is one 9.5 MB hunk;

@@ -27,7 +27,7 @@ five times and the median taken (a run's start-up, ~2 s, swings by up to ±0.3 s
 large differences keep that out; pairs of 10 and 70 were not enough). It also prints
 each run's peak memory: what an item leaves behind once reported shows there.
 
-Goals (issue 10): every answer on the flask example within 20 ms; 20,000 lines at
+Goals: every answer on the flask example within 20 ms; 20,000 lines at
 most 10x 2,000 lines for the same change; a wrong answer's marginal cost within 1.5x
 a right one's, and both within 3x pytest's own per-test cost.
 """
@@ -49,12 +49,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pytest_editpred._load import load_examples  # noqa: E402
-from pytest_editpred._markdown import from_markdown  # noqa: E402
-from pytest_editpred._prediction import Prediction  # noqa: E402
-from pytest_editpred._repository import RepositoryCache  # noqa: E402
-from pytest_editpred._scene import Scene, build_scene  # noqa: E402
-from pytest_editpred._verdict import Candidate, expected_candidates, failure_diff, judge  # noqa: E402
+from pytest_editpred import Prediction, from_markdown, load_examples
+from pytest_editpred.judge import Candidate, expected_candidates, failure_diff, judge
+from pytest_editpred.scene import RepositoryCache, Scene, build_scene
 
 ENV = {
     **os.environ,

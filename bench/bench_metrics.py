@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_editpred._scene import unified_diff
 from pytest_editpred.metrics import Candidate, _chrf, delta_chr_f, score_prediction
+from pytest_editpred.scene import unified_diff
 
 
 def median_ms(call: Callable[[], Any], repeat: int) -> float:

@@ -16,9 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_editpred._json import to_json  # noqa: E402
-from pytest_editpred._load import load_examples  # noqa: E402
-from pytest_editpred._markdown import from_markdown, to_markdown  # noqa: E402
+from pytest_editpred import from_markdown, load_examples, to_json, to_markdown
 
 SEED = Path(__file__).resolve().parents[2] / "shared" / "examples" / "zed" / "flask--add-test-function.md"
 if not SEED.exists():  # the repository's own corpus works too

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from gitrepos import make_bare, make_bundle, make_repo, serve_http
 
-from pytest_editpred._repository import RepositoryCache
+from pytest_editpred.scene import RepositoryCache
 
 FILES = 20_000
 URL = "https://example.com/bench/big"

@@ -26,9 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_editpred._markdown import from_markdown  # noqa: E402
-from pytest_editpred._repository import RepositoryCache  # noqa: E402
-from pytest_editpred._scene import build_scene  # noqa: E402
+from pytest_editpred import from_markdown
+from pytest_editpred.scene import RepositoryCache, build_scene
 
 ENV = {
     **os.environ,

@@ -10,42 +10,101 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers see: the names, re-exported (``X as X``)
+    from ._diff import (
+        apply_to_string as apply_to_string,
+    )
+    from ._diff import (
+        parse_diff as parse_diff,
+    )
     from ._exceptions import *  # noqa: F403
-    from ._cursor import ExpectedPatch, format_cursor_excerpt, parse_cursor_excerpt
-    from ._diff import apply_to_string, parse_diff
-    from ._example import Example, RecentFile, Source
-    from ._json import from_json, from_jsonl, to_json
-    from ._load import load_examples
-    from ._markdown import from_markdown, to_markdown
-    from ._patch import Patched, apply_patch
-    from ._prediction import Attempt, Prediction
-    from ._request import Cursor, EditEvent, Excerpt, PredictionRequest
-    from ._settings import Settings
+    from ._settings import (
+        Settings as Settings,
+    )
+    from .example import (
+        Example as Example,
+    )
+    from .example import (
+        ExpectedPatch as ExpectedPatch,
+    )
+    from .example import (
+        RecentFile as RecentFile,
+    )
+    from .example import (
+        Source as Source,
+    )
+    from .example import (
+        format_cursor_excerpt as format_cursor_excerpt,
+    )
+    from .example import (
+        from_json as from_json,
+    )
+    from .example import (
+        from_jsonl as from_jsonl,
+    )
+    from .example import (
+        from_markdown as from_markdown,
+    )
+    from .example import (
+        load_examples as load_examples,
+    )
+    from .example import (
+        parse_cursor_excerpt as parse_cursor_excerpt,
+    )
+    from .example import (
+        to_json as to_json,
+    )
+    from .example import (
+        to_markdown as to_markdown,
+    )
+    from .judge import (
+        Attempt as Attempt,
+    )
+    from .judge import (
+        Prediction as Prediction,
+    )
+    from .scene import (
+        Cursor as Cursor,
+    )
+    from .scene import (
+        EditEvent as EditEvent,
+    )
+    from .scene import (
+        Excerpt as Excerpt,
+    )
+    from .scene import (
+        Patched as Patched,
+    )
+    from .scene import (
+        PredictionRequest as PredictionRequest,
+    )
+    from .scene import (
+        apply_patch as apply_patch,
+    )
 
 _LAZY = {
-    "Example": "_example",
-    "RecentFile": "_example",
-    "Source": "_example",
-    "ExpectedPatch": "_cursor",
-    "parse_cursor_excerpt": "_cursor",
-    "format_cursor_excerpt": "_cursor",
+    "Example": "example",
+    "RecentFile": "example",
+    "Source": "example",
+    "ExpectedPatch": "example",
+    "parse_cursor_excerpt": "example",
+    "format_cursor_excerpt": "example",
     "parse_diff": "_diff",
     "apply_to_string": "_diff",
-    "from_markdown": "_markdown",
-    "to_markdown": "_markdown",
-    "from_json": "_json",
-    "from_jsonl": "_json",
-    "to_json": "_json",
-    "load_examples": "_load",
-    "Patched": "_patch",
-    "apply_patch": "_patch",
-    "Prediction": "_prediction",
-    "Attempt": "_prediction",
-    "PredictionRequest": "_request",
-    "Cursor": "_request",
-    "EditEvent": "_request",
-    "Excerpt": "_request",
+    "from_markdown": "example",
+    "to_markdown": "example",
+    "from_json": "example",
+    "from_jsonl": "example",
+    "to_json": "example",
+    "load_examples": "example",
+    "Patched": "scene",
+    "apply_patch": "scene",
+    "Prediction": "judge",
+    "Attempt": "judge",
+    "PredictionRequest": "scene",
+    "Cursor": "scene",
+    "EditEvent": "scene",
+    "Excerpt": "scene",
     "Settings": "_settings",
 }
 

@@ -403,7 +403,7 @@ def parse_diff(text: str, *, marker: str | None = None) -> list[FileSection]:
 def named_paths(text: str) -> Iterator[tuple[int, str]]:
     """``(1-based line, path)`` of every path a diff's ``---``/``+++`` lines name
     (``/dev/null`` aside), as :func:`parse_diff` reads them, for the path rule
-    (:func:`pytest_editpred._urls.split_path`). Only header lines are classified,
+    (:func:`pytest_editpred.scene._urls.split_path`). Only header lines are classified,
     so this costs one split of the text."""
     for index, line in enumerate(split_lines(text)):
         if line.startswith(("---", "+++")):
@@ -772,7 +772,7 @@ def apply_sections(
             offset, hunk = _locate(text, hunk, "start", rows)
             edits.extend((offset + e.start, offset + e.end, e.text) for e in hunk.edits)
         edits.sort(key=lambda e: (e[0], e[1]))
-        for (s1, e1, _), (s2, _, _) in zip(edits, edits[1:]):
+        for (_, e1, _), (s2, _, _) in zip(edits, edits[1:]):
             if s2 < e1:
                 raise DiffError(
                     "two hunks of one file section change the same text", line=section.line

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
 
-from .metrics._local import change_between
+from ._text import change_between
 
 __all__ = ["MAX_ALIGNED_LINES", "TextDiff", "diff_texts"]
 

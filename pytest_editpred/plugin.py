@@ -56,7 +56,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from .integration.collect import ExampleFile, is_example_file
 
     if is_example_file(file_path, parent.config, parent.config.stash[ROOTS_KEY]):
-        return ExampleFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+        return ExampleFile.from_parent(parent, path=file_path)
     return None
 
 

@@ -1,15 +1,15 @@
-"""Shared fixtures: pytester, xdist on and off, and a small project with a real repo."""
+"""Shared fixtures: pytester, xdist on and off, and a small project with a real repo;
+the suite runs under ``-n auto`` by default (``pytest_cmdline_main``)."""
 
 from __future__ import annotations
 
-import os
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
-
 from gitrepos import make_repo
 
 if TYPE_CHECKING:
@@ -49,13 +49,59 @@ def _import_everything() -> None:
 _import_everything()
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Inside the README test's own run of the suite, leave that test out (no recursion)."""
-    if os.environ.get("EDITPRED_README_NESTED"):
-        nested = [i for i in items if i.name == "test_the_two_commands_in_a_fresh_virtual_environment"]
-        if nested:
-            config.hook.pytest_deselected(items=nested)
-            items[:] = [i for i in items if i not in nested]
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which turns -n auto into workers
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """A run of the suite (``pytest``, or ``pytest tests/``) uses every core: ``-n auto``.
+
+    Only when the run names no file or test (a single file starts faster serially), the
+    user chose nothing (``-n``/``--numprocesses``, ``--tx``, ``-p no:xdist``), xdist is
+    installed, and nothing needs one process: ``--collect-only``, ``--pdb``/``--trace``,
+    ``-s``, ``--sw``, ``-f``. xdist's workers run this hook too (they have ``workerinput``)."""
+    option = config.option
+    if hasattr(config, "workerinput"):
+        _benchmarks_off(option)
+        return
+    if (
+        not config.pluginmanager.has_plugin("xdist")
+        or getattr(option, "numprocesses", 0) is not None  # -n given, even -n 0
+        or getattr(option, "tx", None)
+        or option.collectonly
+        or option.usepdb
+        or getattr(option, "trace", False)
+        or option.capture == "no"
+        or getattr(option, "stepwise", False)
+        or getattr(option, "stepwise_skip", False)
+        or getattr(option, "looponfail", False)
+    ):
+        return
+    here = config.invocation_params.dir
+    if not all((here / arg.split("::", 1)[0]).is_dir() for arg in config.args):
+        return
+    option.numprocesses = "auto"
+    _benchmarks_off(option)
+
+
+def _benchmarks_off(option: Any) -> None:
+    """pytest-benchmark, where installed, turns itself off under xdist and warns, once per
+    process; this suite has no benchmark (``bench/`` has them): off, quietly."""
+    if hasattr(option, "benchmark_disable"):
+        option.benchmark_disable = True
+
+
+@pytest.hookimpl(tryfirst=True)  # before fixture params and parametrize marks: [plain-...]
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``plugin_args``: a plain run for every test, and a ``-n 2`` twin for those marked
+    ``@pytest.mark.xdist`` (their subject is what xdist changes: reports merged across
+    workers, session fixtures and prefetch per worker, ...). The ids stay ``[plain]`` and
+    ``[xdist]``. A twin is ``slow``: its child session starts two worker processes that
+    import everything (2-15 s each here), so ``-m "not slow"`` keeps the plain runs only."""
+    if "plugin_args" not in metafunc.fixturenames:
+        return
+    runs = [pytest.param([], id="plain")]
+    if metafunc.definition.get_closest_marker("xdist"):
+        runs.append(pytest.param(["-n", "2"], id="xdist", marks=pytest.mark.slow))
+    metafunc.parametrize("plugin_args", runs, indirect=True)
+
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 
@@ -66,14 +112,48 @@ def _own_temp_root(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
     Every pytest session keeps only its three newest ``pytest-N`` directories under the
     shared temp root and deletes older ones, so a child session (a subprocess run, the
-    README's nested suite) would delete this session's directories while it runs.
+    README's runs in a fresh venv) would delete this session's directories while it runs.
     """
     monkeypatch.setenv("PYTEST_DEBUG_TEMPROOT", str(tmp_path_factory.mktemp("child-temp")))
 
 
-@pytest.fixture(params=[[], ["-n", "2"]], ids=["plain", "xdist"])
+@pytest.fixture(autouse=True)
+def _no_xdist_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Child pytest sessions start as from a shell, even when this suite runs under xdist.
+
+    An xdist worker exports ``PYTEST_XDIST_WORKER`` and friends; a child session (in this
+    process or a subprocess) would inherit them and look like a worker to plugins that
+    read them (pytest-benchmark, for one, warns, and the child's output changes).
+    """
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def _child_pycache(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """Where child processes keep their bytecode when ``PYTHONDONTWRITEBYTECODE`` is set."""
+    return tmp_path_factory.mktemp("pycache", numbered=False) if sys.dont_write_bytecode else None
+
+
+@pytest.fixture(autouse=True)
+def _child_bytecode(_child_pycache: Path | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Child Python processes (subprocess runs, xdist's workers) reuse compiled bytecode.
+
+    With ``PYTHONDONTWRITEBYTECODE`` set, pytest cannot cache the modules it rewrites for
+    assertions, hypothesis's plugin's among them (its whole package, about 120 modules):
+    every child pytest would compile them again, over a second each (three times for a
+    ``-n 2`` child). The children write their bytecode under a directory of this session
+    instead (``PYTHONPYCACHEPREFIX``): still nothing beside anybody's sources.
+    """
+    if _child_pycache is not None:
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        monkeypatch.setenv("PYTHONPYCACHEPREFIX", str(_child_pycache))
+
+
+@pytest.fixture
 def plugin_args(request: pytest.FixtureRequest) -> list[str]:
-    """Every integration test runs plainly and under ``-n 2`` (as syrupy does)."""
+    """The child run's extra arguments: ``[]``, or ``["-n", "2"]`` for the ``[xdist]`` twin
+    of a test marked ``xdist`` (parametrized by ``pytest_generate_tests`` above)."""
     return list(request.param)
 
 
@@ -148,7 +228,9 @@ def sub(a, b):
 MakeExample = Callable[..., Path]
 
 
-def random_edits(text: str, data: st.DataObject, pieces: st.SearchStrategy[str], *, least: int, most: int, reach: int) -> str:
+def random_edits(
+    text: str, data: st.DataObject, pieces: st.SearchStrategy[str], *, least: int, most: int, reach: int
+) -> str:
     """``text`` with ``least`` to ``most`` drawn edits, each replacing up to ``reach``
     characters at a drawn place with a drawn piece (for the hypothesis tests that an
     optimisation changes no result)."""

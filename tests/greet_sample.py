@@ -6,8 +6,7 @@ The user renamed ``hello`` to ``greet`` in the definition; the two calls still s
 
 from __future__ import annotations
 
-from pytest_editpred._example import Example
-from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
+from pytest_editpred import Cursor, EditEvent, Example, PredictionRequest
 
 PATH = "src/greet.py"
 TEXT = (

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_editpred import ConfigError
-from pytest_editpred._cursor import extract_cursor_from_patch
-from pytest_editpred._markdown import from_markdown
-from pytest_editpred.reports import accept_prediction, cursor_marker_line, with_cursor_line
+from pytest_editpred import ConfigError, from_markdown
+from pytest_editpred.example import extract_cursor_from_patch
+from pytest_editpred.reports import (
+    accept_prediction,
+    cursor_marker_line,
+    with_cursor_line,
+)
 
 EVALS = Path(__file__).resolve().parent.parent / "evals"
 

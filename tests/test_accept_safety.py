@@ -1,4 +1,4 @@
-"""``--editpred-accept`` is safe (issue 12, part 5).
+"""``--editpred-accept`` is safe.
 
 A lock per example file around read-modify-write (two runs accepting into one file
 lose nothing); temporary files are hidden, never collected and always cleaned;
@@ -20,11 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
+from mounts import full_disk
 
 from conftest import SUB, Project
-from mounts import full_disk
-from pytest_editpred import ConfigError
-from pytest_editpred._markdown import from_markdown
+from pytest_editpred import ConfigError, from_markdown
 from pytest_editpred.reports import accept_prediction
 from pytest_editpred.reports._accept import TEMP_SUFFIX
 
@@ -221,6 +220,8 @@ def accept_lines(output: str) -> dict[str, str]:
     return by_file
 
 
+@pytest.mark.xdist
+@pytest.mark.slow
 def test_two_runs_accepting_into_one_file_lose_no_patch(
     project: Project, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -253,6 +254,7 @@ def test_two_runs_accepting_into_one_file_lose_no_patch(
     project.pytester.runpytest("evals", "--editpred-trials=6", *plugin_args).assert_outcomes(passed=6)
 
 
+@pytest.mark.xdist
 def test_every_refusal_and_skip_is_one_summary_line(project: Project, plugin_args: list[str]) -> None:
     project.pytester.makeconftest(COMPLETION)
     evals = project.pytester.path / "evals"

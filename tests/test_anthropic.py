@@ -18,18 +18,21 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import SUB, Project
 from greet_sample import TEXT, request
 from llm_server import LLMServer, Recorded, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ConfigError, PredictionError, ProviderUnavailableError
-from pytest_editpred._prediction import Prediction
-from pytest_editpred._settings import Settings
+from conftest import SUB, Project
+from pytest_editpred import (
+    ConfigError,
+    Prediction,
+    PredictionError,
+    ProviderUnavailableError,
+    Settings,
+)
 from pytest_editpred.providers import get_provider
 from pytest_editpred.providers._anthropic import ANTHROPIC_VERSION, AnthropicMessages
-from pytest_editpred.providers._http import Backoff
-from pytest_editpred.zeta._build import build_input
-from pytest_editpred.zeta._teacher import format_teacher_prompt
+from pytest_editpred.providers.transport import Backoff
+from pytest_editpred.zeta import build_input, format_teacher_prompt
 
 KEY = "sk-ant-secret-7777-do-not-print"
 FAST = Backoff(base=0.01, factor=2.0, cap=0.05, jitter=0.0, retry_after_cap=5.0)

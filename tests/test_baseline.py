@@ -11,13 +11,20 @@ from collections.abc import Sequence
 
 import pytest
 
-from pytest_editpred._example import Example
-from pytest_editpred._prediction import Prediction
-from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
-from pytest_editpred._scene import unified_diff
-from pytest_editpred._settings import Settings
+from pytest_editpred import (
+    Cursor,
+    EditEvent,
+    Example,
+    Prediction,
+    PredictionRequest,
+    Settings,
+)
 from pytest_editpred.providers import get_provider
-from pytest_editpred.providers._baseline import baseline, make_baseline
+from pytest_editpred.providers.baseline import HEURISTICS, baseline, make_baseline
+from pytest_editpred.providers.baseline._context import Context
+from pytest_editpred.providers.baseline._edits import Edit, Result, apply_result
+from pytest_editpred.providers.baseline._hunks import Change, LineHunk, read_hunks
+from pytest_editpred.scene import hunks, unified_diff
 
 MARK = "‸"
 
@@ -128,6 +135,20 @@ def test_carries_a_parameter_rename_through_its_function_only() -> None:
     assert prediction.extra["heuristic"] == "carry-rename"
 
 
+def test_a_crlf_file_is_renamed_like_any_other() -> None:
+    """The event's lines keep their ``\\r`` to be found in the buffer's lines: else the
+    parameter's function is not found and the whole file is renamed."""
+    crlf = {key: TRANSFORM.format(**fields).replace("\n", "\r\n") for key, fields in (
+        ("v0", {"p": "pivot", "d": "pivot", "b": "pivot"}),
+        ("v1", {"p": "center", "d": "pivot", "b": "pivot"}),
+        ("v2", {"p": "center", "d": "center" + MARK, "b": "pivot"}),
+        ("want", {"p": "center", "d": "center", "b": "center"}),
+    )}
+    edits = [("t.py", crlf["v0"], crlf["v1"]), ("t.py", crlf["v1"], crlf["v2"])]
+    prediction = baseline(moment("t.py", crlf["v2"], edits))
+    assert prediction.text == crlf["want"]
+
+
 def test_carries_a_definition_rename_made_in_another_file() -> None:
     store0 = "type Store interface {\n\tList(f Filter) []Task\n}\n"
     store1 = "type Store interface {\n\tListTasks(f Filter) []Task\n}\n"
@@ -185,7 +206,9 @@ def test_mirrors_a_new_variant_into_the_match_at_the_cursor() -> None:
 
 def test_mirror_keeps_aligned_columns_like_gofmt() -> None:
     config0 = "type Config struct {\n\tAddr         string\n\tWriteTimeout time.Duration\n}\n"
-    config1 = "type Config struct {\n\tAddr         string\n\tWriteTimeout time.Duration\n\tIdleTimeout  time.Duration\n}\n"
+    config1 = (
+        "type Config struct {\n\tAddr         string\n\tWriteTimeout time.Duration\n\tIdleTimeout  time.Duration\n}\n"
+    )
     main = "s := &http.Server{\n\tAddr:         cfg.Addr,\n\tWriteTimeout: cfg.WriteTimeout,‸\n}\n"
     prediction = baseline(moment("main.go", main, [("config.go", config0, config1)], {"config.go": config1}))
     assert predicted(prediction) == (
@@ -205,8 +228,10 @@ def test_passes_a_new_parameter_at_call_sites_and_on_to_inner_calls() -> None:
     )
     after = before.replace("def render(shapes, stroke):", "def render(shapes, stroke, fill):‸")
     prediction = baseline(moment("svg.py", after, [("svg.py", before, after.replace(MARK, ""))]))
-    assert prediction.text == after.replace(MARK, "").replace("render_shape(s, stroke)", "render_shape(s, stroke, fill)").replace(
-        "render(shapes, 'black')", "render(shapes, 'black', fill)"
+    assert prediction.text == (
+        after.replace(MARK, "")
+        .replace("render_shape(s, stroke)", "render_shape(s, stroke, fill)")
+        .replace("render(shapes, 'black')", "render(shapes, 'black', fill)")
     )
     assert prediction.extra["heuristic"] == "pass-new-parameter"
 
@@ -218,7 +243,8 @@ def test_a_new_parameter_is_read_from_the_object_the_other_arguments_come_from()
         "export function show(report: Report): string {\n  return `value: ${money(report.cents)}`;\n}\n"
     )
     after = before.replace("money(cents: number)", "money(cents: number, currency: string)‸")
-    prediction = baseline(moment("format.ts", after, [("format.ts", before, after.replace(MARK, ""))], {"models.ts": models}))
+    edits = [("format.ts", before, after.replace(MARK, ""))]
+    prediction = baseline(moment("format.ts", after, edits, {"models.ts": models}))
     assert predicted(prediction) == after.replace(MARK, "").replace(
         "${money(report.cents)}`;", "${money(report.cents, report.currency)}`;" + MARK
     )
@@ -236,8 +262,11 @@ def test_passes_a_new_keyword_to_sibling_calls_and_splits_long_lines() -> None:
     prediction = baseline(moment("style.py", style, [("cli.py", cli0, cli1)], {"cli.py": cli1}))
     assert predicted(prediction) == style.replace(
         "Style(stroke=self.stroke, fill=fill, opacity=self.opacity)‸",
-        "Style(\n            stroke=self.stroke, fill=fill, opacity=self.opacity, stroke_width=self.stroke_width\n        )‸",
+        "Style(\n"
+        "            stroke=self.stroke, fill=fill, opacity=self.opacity, stroke_width=self.stroke_width\n"
+        "        )‸",
     )
+    assert prediction.extra["heuristic"] == "pass-new-keyword"
 
 
 # ------------------------------------------------------------------ 6/7. await and imports
@@ -251,18 +280,25 @@ def test_awaits_the_call_added_to_a_function_made_async() -> None:
     )
     prediction = baseline(moment("report.ts", after, [("report.ts", before, after.replace(MARK, ""))]))
     assert predicted(prediction) == after.replace(MARK, "").replace("= client", "= await " + MARK + "client")
+    assert prediction.extra["heuristic"] == "await-async-call"
 
 
 def test_imports_a_stdlib_name_in_isort_order() -> None:
-    before = "import json\nfrom typing import Any\n\n\ndef load(name: str) -> Any:\n    return json.loads(open(name).read())\n"
+    before = (
+        "import json\nfrom typing import Any\n\n\n"
+        "def load(name: str) -> Any:\n    return json.loads(open(name).read())\n"
+    )
     after = before.replace("json.loads(open(name).read())", "json.loads(Path(name).read_text())‸")
     prediction = baseline(moment("io.py", after, [("io.py", before, after.replace(MARK, ""))]))
-    assert prediction.text == after.replace(MARK, "").replace("import json\n", "import json\nfrom pathlib import Path\n")
+    expected = after.replace(MARK, "").replace("import json\n", "import json\nfrom pathlib import Path\n")
+    assert prediction.text == expected
     assert prediction.extra["heuristic"] == "add-import"
 
 
 def test_imports_a_name_from_the_module_of_its_closest_sibling() -> None:
-    before = 'import { formatMoney } from "./format";\nimport { sum } from "./math";\n\nexport const a = formatMoney(1);\n'
+    before = (
+        'import { formatMoney } from "./format";\nimport { sum } from "./math";\n\nexport const a = formatMoney(1);\n'
+    )
     after = before + "export const b = formatQuantity(2);‸\n"
     prediction = baseline(moment("inv.ts", after, [("inv.ts", before, after.replace(MARK, ""))]))
     assert prediction.text == after.replace(MARK, "").replace("{ formatMoney }", "{ formatMoney, formatQuantity }")
@@ -353,3 +389,125 @@ def test_any_cursor_position_gives_a_valid_prediction() -> None:
             prediction = baseline(moved)
             text = prediction.text if prediction.text is not None else request.text
             assert prediction.cursor is None or 0 <= prediction.cursor <= len(text)
+
+
+# ------------------------------------------------------------------ each heuristic alone, and the shared pieces
+
+#: One moment per heuristic, the heuristic's own answer to it, and the prediction.
+ALONE: list[tuple[str, PredictionRequest, Result, str]] = [
+    (
+        "complete-word",
+        moment("a.py", "radius = 1\nx = ra‸\n"),
+        Result((Edit(15, 17, "radius"),), focus=0),
+        "radius = 1\nx = radius‸\n",
+    ),
+    (
+        "carry-rename",
+        moment(
+            "a.py",
+            "def area(size):\n    return size * width‸\n",
+            [("a.py", "def area(width):\n    return width * width\n", "def area(size):\n    return size * width‸\n")],
+        ),
+        Result((Edit(34, 39, "size"),), focus=0),
+        "def area(size):\n    return size * size‸\n",
+    ),
+    (
+        "mirror-addition",
+        moment(
+            "k.py",
+            "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:‸\n        return c\n",
+            [("k.py", "RED = 1\n\n\ndef name(c):\n    if c == RED:\n        return c\n",
+              "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:‸\n        return c\n")],
+        ),
+        Result((Edit(66, 66, "\n    if c == GREEN:\n        return c"),), focus=0),
+        "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:\n        return c\n"
+        "    if c == GREEN:\n        return c‸\n",
+    ),
+    (
+        "pass-new-parameter",
+        moment(
+            "a.py",
+            "def f(a, b):‸\n    return a\n\n\ndef g(b):\n    return f(1)\n",
+            [("a.py", "def f(a):\n    return a\n\n\ndef g(b):\n    return f(1)\n",
+              "def f(a, b):\n    return a\n\n\ndef g(b):\n    return f(1)\n")],
+        ),
+        Result((Edit(52, 52, ", b"),), focus=0, past_closers=True),
+        "def f(a, b):\n    return a\n\n\ndef g(b):\n    return f(1, b)‸\n",
+    ),
+    (
+        "pass-new-keyword",
+        moment(
+            "a.py",
+            "p = P(x=1, y=2)\nq = P(x=3)‸\n",
+            [("a.py", "p = P(x=1)\nq = P(x=3)\n", "p = P(x=1, y=2)\nq = P(x=3)‸\n")],
+        ),
+        Result((Edit(25, 25, ", y=2"),), focus=0, past_closers=True),
+        "p = P(x=1, y=2)\nq = P(x=3, y=2)‸\n",
+    ),
+    (
+        "await-async-call",
+        moment(
+            "a.py",
+            "async def load():\n    return 1\n\n\nasync def main():\n    x = load()‸\n",
+            [("a.py", "def load():\n    return 1\n\n\nasync def main():\n    x = load()\n",
+              "async def load():\n    return 1\n\n\nasync def main():\n    x = load()\n")],
+        ),
+        Result((Edit(59, 59, "await "),), focus=0),
+        "async def load():\n    return 1\n\n\nasync def main():\n    x = await ‸load()\n",
+    ),
+    (
+        "add-import",
+        moment(
+            "a.py",
+            "import os\n\n\nx = Path('a')‸\n",
+            [("a.py", "import os\n\n\nx = 1\n", "import os\n\n\nx = Path('a')‸\n")],
+        ),
+        Result((Edit(10, 10, "from pathlib import Path\n"),), focus=None),
+        "import os\nfrom pathlib import Path\n\n\nx = Path('a')\n",
+    ),
+]
+
+
+def test_the_heuristics_in_order_of_confidence() -> None:
+    assert [name for name, _ in HEURISTICS] == [name for name, *_ in ALONE]
+
+
+@pytest.mark.parametrize(("name", "request_", "result", "text"), ALONE, ids=[case[0] for case in ALONE])
+def test_each_heuristic_alone(name: str, request_: PredictionRequest, result: Result, text: str) -> None:
+    """Each heuristic's exact answer to its own moment, and the baseline's prediction
+    from it (no earlier heuristic answers these moments)."""
+    assert dict(HEURISTICS)[name](Context(request_)) == result
+    prediction = baseline(request_)
+    assert (predicted(prediction), prediction.extra["heuristic"]) == (text, name)
+
+
+def test_edits_apply_in_order_and_the_cursor_follows_the_focus() -> None:
+    text = "f(a)\ng(b)\n"
+    # (2, 3) starts inside (0, 4), which starts first: it is dropped. The cursor
+    # follows ", c", then the ")" that only closes the line.
+    overlapping = Result((Edit(2, 3, "x"), Edit(0, 4, "zzz"), Edit(8, 8, ", c")), focus=2, past_closers=True)
+    assert apply_result(text, overlapping) == ("zzz\ng(b, c)\n", 11)
+    assert apply_result(text, Result((Edit(2, 3, "x"),), focus=0)) == ("f(x)\ng(b)\n", 3)
+    assert apply_result(text, Result((Edit(2, 3, "x"),))) == ("f(x)\ng(b)\n", None)
+
+
+def test_event_diffs_are_read_hunk_by_hunk_as_lines() -> None:
+    diff = "--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n@@ -10,2 +10,3 @@\n x\n+y\n z\n"
+    assert read_hunks(diff) == (
+        LineHunk(1, ("a", "B", "c"), (Change(("b",), ("B",), 1),)),
+        # The empty line after the diff's final newline ends the last hunk: the
+        # baseline has always read it so, and finding that hunk in a buffer depends on it.
+        LineHunk(10, ("x", "y", "z", ""), (Change((), ("y",), 1),)),
+    )
+    assert read_hunks(hunks(diff)) == read_hunks(diff)  # Zed's events have no file header
+
+
+def test_event_lines_are_read_as_the_baseline_always_read_them() -> None:
+    """``\\r`` is kept (buffers keep it), a ``--- `` line in a hunk is skipped (it is
+    a deleted ``-- `` line, not another file), ``---\\t`` is a deleted line, and the
+    ``\\ No newline`` marker changes nothing."""
+    diff = "@@ -1,3 +1,2 @@\n-x = 1\r\n--- note\n---\tdashes\n+x = 2\r\n y\r\n\\ No newline at end of file"
+    assert read_hunks(diff) == (
+        LineHunk(1, ("x = 2\r", "y\r"), (Change(("x = 1\r", "--\tdashes"), ("x = 2\r",), 0),)),
+    )
+    assert read_hunks("+x\n-y\n") == ()  # no hunk header: nothing to place the lines by

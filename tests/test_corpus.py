@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each test runs the whole corpus in child pytest sessions (~3 s)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

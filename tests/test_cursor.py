@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_editpred._cursor import (
+from pytest_editpred import CursorMarkerError, apply_patch
+from pytest_editpred.example import (
     extract_cursor_from_patch,
     format_cursor_excerpt,
     parse_cursor_excerpt,
 )
-from pytest_editpred._exceptions import CursorMarkerError
-from pytest_editpred._patch import apply_patch
 
 
 def test_inline_marker_keeps_the_trailing_newline() -> None:

@@ -7,6 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import random_edits
+from pytest_editpred import (
+    ContextNotFoundError,
+    ContextNotUniqueError,
+    DiffParseError,
+    EditPredError,
+    NoSuchPathError,
+    apply_patch,
+)
 from pytest_editpred._diff import (
     Kind,
     apply_sections,
@@ -15,16 +23,8 @@ from pytest_editpred._diff import (
     parse_diff,
     reverse_diff,
 )
-from pytest_editpred._exceptions import (
-    ContextNotFoundError,
-    EditPredError,
-    ContextNotUniqueError,
-    DiffParseError,
-    NoSuchPathError,
-)
-from pytest_editpred._patch import apply_patch
+from pytest_editpred._text import change_between
 from pytest_editpred._textdiff import diff_texts
-from pytest_editpred.metrics._local import change_between
 
 MARKER = "// User accepted prediction:"
 

@@ -1,4 +1,4 @@
-"""Disk faults are messages, not crashes (issue 12, part 4).
+"""Disk faults are messages, not crashes.
 
 Reports that cannot be written (a full disk, a read-only directory, a path that is
 a directory) are one warning line each in the terminal summary, naming the file,
@@ -22,9 +22,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from mounts import full_disk, read_only_dir, remount_read_only, tmpfs
 
 from conftest import SUB, Project
-from mounts import full_disk, read_only_dir, remount_read_only, tmpfs
 from pytest_editpred.reports import read_records
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
@@ -91,6 +91,7 @@ def assert_one_warning(output: str, path: Path, error: str, fix: str) -> str:
 # ------------------------------------------------------------------------- full disk
 
 
+@pytest.mark.xdist
 def test_reports_on_a_full_disk_are_one_warning_each(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -115,6 +116,7 @@ def test_reports_on_a_full_disk_are_one_warning_each(
     assert read_records(disk / "r.jsonl") == []
 
 
+@pytest.mark.xdist
 def test_all_passing_run_on_a_full_disk_still_passes(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -126,6 +128,7 @@ def test_all_passing_run_on_a_full_disk_still_passes(
     assert len(lines_matching(result.stdout.str(), r"^editpred warning:")) == 3
 
 
+@pytest.mark.xdist
 def test_a_jsonl_report_that_fills_the_disk_keeps_every_complete_record(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -182,6 +185,7 @@ def test_jsonl_report_under_a_file_size_limit_keeps_complete_records(tmp_path: P
 # ------------------------------------------------------------------- read-only and dirs
 
 
+@pytest.mark.xdist
 def test_reports_in_a_read_only_directory(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -203,6 +207,7 @@ def test_reports_in_a_read_only_directory(
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.xdist
 def test_report_paths_that_are_directories(project: Project, plugin_args: list[str]) -> None:
     examples(project, "calc--a")
     out_dir = project.pytester.path / "out"
@@ -213,7 +218,7 @@ def test_report_paths_that_are_directories(project: Project, plugin_args: list[s
     assert result.ret == pytest.ExitCode.OK
     out = result.stdout.str()
     for name, option in (("r.jsonl", "report"), ("r.html", "html"), ("summary.json", "summary-json")):
-        assert_one_warning(out, out_dir / name, "Is a directory [EISDIR]", f"The path is a directory: name a file")
+        assert_one_warning(out, out_dir / name, "Is a directory [EISDIR]", "The path is a directory: name a file")
         assert f"--editpred-{option} elsewhere" in out
     assert sorted(p.name for p in out_dir.iterdir()) == ["r.html", "r.jsonl", "summary.json"]  # no temp file
     assert all(not any((out_dir / name).iterdir()) for name in ("r.jsonl", "r.html", "summary.json"))
@@ -245,6 +250,7 @@ def assert_cache_errors(project: Project, plugin_args: list[str], cache: Path, e
     assert len(errors_part.splitlines()) < 20 * count, errors_part
 
 
+@pytest.mark.xdist
 def test_a_read_only_cache_is_one_error_per_item(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -255,6 +261,7 @@ def test_a_read_only_cache_is_one_error_per_item(
     )  # fmt: skip
 
 
+@pytest.mark.xdist
 def test_a_full_cache_is_one_error_per_item(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:
@@ -265,6 +272,7 @@ def test_a_full_cache_is_one_error_per_item(
     )  # fmt: skip
 
 
+@pytest.mark.xdist
 def test_a_read_only_cache_that_holds_everything_still_serves(
     project: Project, plugin_args: list[str], request: pytest.FixtureRequest
 ) -> None:

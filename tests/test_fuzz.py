@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from zed_examples import ZED
 
-from pytest_editpred._cursor import extract_cursor_from_patch, parse_cursor_excerpt
+from pytest_editpred import (
+    EditPredError,
+    apply_patch,
+    from_json,
+    from_jsonl,
+    from_markdown,
+    to_markdown,
+)
 from pytest_editpred._diff import apply_sections, apply_to_string, parse_diff
-from pytest_editpred._exceptions import EditPredError
-from pytest_editpred._json import from_json, from_jsonl
-from pytest_editpred._markdown import from_markdown, to_markdown
-from pytest_editpred._patch import apply_patch
+from pytest_editpred.example import extract_cursor_from_patch, parse_cursor_excerpt
 
 SEEDS = [p.read_text() for p in sorted(ZED.glob("*.md"))]
 

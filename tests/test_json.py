@@ -6,11 +6,16 @@ import json
 
 import pytest
 
-from pytest_editpred._example import Example, RecentFile
-from pytest_editpred._exceptions import JSONFormatError
-from pytest_editpred._json import from_json, to_json
-from pytest_editpred._load import load_examples
-from pytest_editpred._markdown import from_markdown, to_markdown
+from pytest_editpred import (
+    Example,
+    JSONFormatError,
+    RecentFile,
+    from_json,
+    from_markdown,
+    load_examples,
+    to_json,
+    to_markdown,
+)
 
 ZED_OUTPUT = {
     "name": "flask--x",

@@ -16,17 +16,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import random_edits
-from pytest_editpred._diff import apply_to_string
-from pytest_editpred._frame import scoring_frame
-from pytest_editpred._prediction import Prediction
-from pytest_editpred._request import Excerpt, compute_excerpt
+from pytest_editpred import Prediction, apply_to_string
+from pytest_editpred._text import change_between
 from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
-from pytest_editpred._verdict import MAX_DIFF_LINES, Candidate, failure_diff, judge
+from pytest_editpred.judge._frame import scoring_frame
+from pytest_editpred.judge._verdict import (
+    MAX_DIFF_LINES,
+    Candidate,
+    failure_diff,
+    judge,
+)
 from pytest_editpred.metrics import Candidate as Scored
-from pytest_editpred.metrics import KeptRate, comparison_units, compute_kept_rate, delta_chr_f, score_prediction
-from pytest_editpred.metrics._chrf import _changed_region, _NgramDelta, collapse_whitespace, ngram_delta
-from pytest_editpred.metrics._local import change_between
+from pytest_editpred.metrics import (
+    KeptRate,
+    comparison_units,
+    compute_kept_rate,
+    delta_chr_f,
+    score_prediction,
+)
+from pytest_editpred.metrics._chrf import (
+    _changed_region,
+    _NgramDelta,
+    collapse_whitespace,
+    ngram_delta,
+)
 from pytest_editpred.metrics._tokens import lcs_keep_masks
+from pytest_editpred.scene import Excerpt, compute_excerpt
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 HEADER = "--- a/f.py\n+++ b/f.py\n"
@@ -58,6 +73,7 @@ def test_a_no_change_answer_is_scored_against_the_last_patch() -> None:
     assert "-b = 20" in failure_diff(verdict, "f.py")
 
 
+@pytest.mark.xdist
 def test_the_failure_message_and_the_report_name_the_same_candidate(project, plugin_args: list[str]) -> None:
     project.example(
         "two-ways",

@@ -6,15 +6,21 @@ import textwrap
 
 import pytest
 
-from pytest_editpred._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile
-from pytest_editpred._exceptions import (
+from pytest_editpred import (
     CursorMarkerError,
     FrontMatterError,
     HeadingLevelError,
     IndentedCodeBlockError,
     MissingCursorBlockError,
 )
-from pytest_editpred._markdown import from_markdown, looks_like_example, to_markdown
+from pytest_editpred.example import (
+    ACCEPTED_PREDICTION_MARKER,
+    Example,
+    RecentFile,
+    from_markdown,
+    looks_like_example,
+    to_markdown,
+)
 
 FRONT = '+++\nrepository_url = "https://github.com/o/r"\nrevision = "abc123"\n+++\n'
 CURSOR = "## Cursor Position\n\n```src/a.py\nx = 1\n# ^[CURSOR_POSITION]\n```\n"

@@ -14,13 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_editpred._request import EditEvent
+from pytest_editpred import EditEvent
 from pytest_editpred.metrics import (
     Candidate,
     ClassificationMetrics,
     JumpLocation,
     PredictionScore,
     TokenChanges,
+    _chrf,
     braces_disbalance,
     collapse_whitespace,
     comparison_units,
@@ -37,7 +38,6 @@ from pytest_editpred.metrics import (
     tokenize,
     wrong_editable_region,
 )
-from pytest_editpred.metrics import _chrf
 from pytest_editpred.metrics._tokens import lcs_keep_masks
 
 HEADER = "--- a/f.py\n+++ b/f.py\n"

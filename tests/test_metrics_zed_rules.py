@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from pytest_editpred.metrics import (
     JumpLocation,
     TokenChanges,
+    _jump,
+    _tokens,
     comparison_units,
     compute_kept_rate,
     has_isolated_whitespace_changes,
@@ -25,7 +27,6 @@ from pytest_editpred.metrics import (
     tokenize,
     wrong_editable_region,
 )
-from pytest_editpred.metrics import _jump, _tokens
 from pytest_editpred.metrics._smells import parse_patch
 
 HEADER = "--- a/f.py\n+++ b/f.py\n"

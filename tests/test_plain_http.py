@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from pytest_editpred._settings import Settings
-from pytest_editpred.providers._http import HTTPTransport, _Pool
-from pytest_editpred.providers._plain_http import PlainHTTPTransport
+from pytest_editpred import Settings
+from pytest_editpred.providers.transport._http import HTTPTransport, _Pool
+from pytest_editpred.providers.transport._plain_http import PlainHTTPTransport
 
 #: What the server does with a request: ``(bytes to send, close the connection after)``.
 #: Called with the connection's number and the request's number on that connection.

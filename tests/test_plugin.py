@@ -12,6 +12,7 @@ from conftest import SUB, Project
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 
+@pytest.mark.xdist
 def test_oracle_passes_and_noop_fails(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB)
     result = project.pytester.runpytest("evals", "--editpred-provider=oracle", *plugin_args)
@@ -31,6 +32,7 @@ def test_oracle_passes_and_noop_fails(project: Project, plugin_args: list[str]) 
     assert "Traceback" not in result.stdout.str() and "_pytest" not in result.stdout.str()
 
 
+@pytest.mark.xdist
 def test_collection_ids_readme_and_a_broken_file(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB)
     project.example("calc--broken", "## Cursor Position\n\nno fence here\n")
@@ -44,6 +46,7 @@ def test_collection_ids_readme_and_a_broken_file(project: Project, plugin_args: 
     assert "INTERNALERROR" not in result.stdout.str()
 
 
+@pytest.mark.xdist
 def test_k_matches_name_repo_and_tag_and_m_with_strict_markers(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB, tags=("completion",))
     project.example("other--sub", SUB, tags=("rename",))
@@ -55,6 +58,7 @@ def test_k_matches_name_repo_and_tag_and_m_with_strict_markers(project: Project,
     strict.assert_outcomes(passed=1)
 
 
+@pytest.mark.xdist
 def test_conftest_override_sync_and_async(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB)
     project.pytester.makeconftest(
@@ -167,6 +171,7 @@ def test_whitespace_mode(project: Project, plugin_args: list[str]) -> None:
     project.pytester.runpytest("evals", "--editpred-match=whitespace", *plugin_args).assert_outcomes(passed=1)
 
 
+@pytest.mark.xdist
 def test_junit_properties(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB)
     xml = project.pytester.path / "junit.xml"
@@ -180,6 +185,7 @@ def test_junit_properties(project: Project, plugin_args: list[str]) -> None:
     assert float(props["editpred_latency"]) >= 0
 
 
+@pytest.mark.xdist
 def test_jsonl_items_are_named_by_example_name(project: Project, plugin_args: list[str]) -> None:
     path = project.example("calc--sub", SUB)
     from pytest_editpred import from_markdown, to_json
@@ -193,6 +199,7 @@ def test_jsonl_items_are_named_by_example_name(project: Project, plugin_args: li
     project.pytester.runpytest("evals", "--editpred-provider=oracle", *plugin_args).assert_outcomes(passed=2)
 
 
+@pytest.mark.xdist
 def test_repository_options(project: Project, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     project.example("calc--sub", SUB)
     # No ini mapping: the command line maps the URL, and the cache goes where the

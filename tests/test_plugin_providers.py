@@ -13,9 +13,9 @@ import time
 import xml.etree.ElementTree as ET
 
 import pytest
+from llm_server import LLMServer, llm_server_fixture  # noqa: F401
 
 from conftest import SUB, Project
-from llm_server import LLMServer, llm_server_fixture  # noqa: F401
 
 RIGHT = "\n    return a - b"
 WRONG = "\n    return a * b"
@@ -84,6 +84,7 @@ def test_malformed_answer_fails_and_is_never_retried(project: Project, llm_serve
     result.stdout.fnmatch_lines(["*the model's answer cannot be used*"])
 
 
+@pytest.mark.xdist
 def test_the_api_key_never_leaks(project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     project.example("calc--sub", SUB)
     project.example("calc--sub-again", SUB)
@@ -104,6 +105,7 @@ def test_the_api_key_never_leaks(project: Project, llm_server: LLMServer, plugin
             assert KEY.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.xdist
 def test_response_cache_modes(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB)
     llm_server.answer(RIGHT)
@@ -126,6 +128,7 @@ def test_response_cache_modes(project: Project, llm_server: LLMServer, plugin_ar
     off.assert_outcomes(failed=1)
 
 
+@pytest.mark.xdist
 def test_x_cancels_outstanding_requests(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
     for i in range(12):
         project.example(f"calc--sub-{i:02}", SUB)
@@ -145,6 +148,7 @@ def test_x_cancels_outstanding_requests(project: Project, llm_server: LLMServer,
         assert elapsed < 5
 
 
+@pytest.mark.xdist
 def test_report_records(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
     project.example("calc--sub", SUB, tags=("completion",))
     llm_server.answer(RIGHT)
@@ -157,6 +161,7 @@ def test_report_records(project: Project, llm_server: LLMServer, plugin_args: li
     assert record["attempts"][0]["ordinal"] == 1 and record["tags"] == ["completion"]
 
 
+@pytest.mark.xdist
 def test_the_prompt_and_the_raw_answer_are_recorded_and_shown_within_their_limits(
     project: Project, llm_server: LLMServer, plugin_args: list[str]
 ) -> None:

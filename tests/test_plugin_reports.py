@@ -23,8 +23,8 @@ import pytest
 
 from conftest import SUB, Project
 from pytest_editpred import from_markdown
-from pytest_editpred._summary import SUMMARY_JSON_FIELDS
 from pytest_editpred.reports import read_records
+from pytest_editpred.reports._summary import SUMMARY_JSON_FIELDS
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
@@ -103,6 +103,7 @@ def only_line(output: str, pattern: str) -> str:
 # ----------------------------------------------------------------------------- 1. trials
 
 
+@pytest.mark.xdist
 def test_trials_are_items_and_separate_predictions(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -123,6 +124,7 @@ def test_trials_are_items_and_separate_predictions(project: Project, plugin_args
     result.stdout.fnmatch_lines(["*6 predictions: 2 passed, 4 failed; pass rate 33.3%*"])
 
 
+@pytest.mark.xdist
 def test_trials_line_survives_an_unreadable_example_file(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--unreadable", "## Cursor Position\n\nno fence here\n")
@@ -133,6 +135,7 @@ def test_trials_line_survives_an_unreadable_example_file(project: Project, plugi
     assert line.startswith("trials: 1 examples x 2 (1 unreadable example file(s) left out): pass@1 50.0%"), line
 
 
+@pytest.mark.xdist
 def test_trials_with_a_bracketed_directory_are_grouped_by_example(project: Project, plugin_args: list[str]) -> None:
     # "[t" in a directory name must not be mistaken for the trial suffix.
     project.example("calc--a", SUB, folder="evals/[tricky]")
@@ -148,6 +151,7 @@ def test_trials_with_a_bracketed_directory_are_grouped_by_example(project: Proje
 # ---------------------------------------------------------------------- 2. the summary
 
 
+@pytest.mark.xdist
 def test_summary_is_printed_once(project: Project, plugin_args: list[str]) -> None:
     for name in ("calc--a", "calc--b", "calc--c"):
         project.example(name, SUB)
@@ -167,6 +171,7 @@ def test_summary_is_printed_once(project: Project, plugin_args: list[str]) -> No
 # ------------------------------------------------------------------------------ 3. gate
 
 
+@pytest.mark.xdist
 def test_fail_under_gate(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -195,6 +200,7 @@ def test_fail_under_gate(project: Project, plugin_args: list[str]) -> None:
     assert "1 errors are within the limit" in only_line(result.stdout.str(), r"^gate:")
 
 
+@pytest.mark.xdist
 def test_fail_under_does_not_excuse_a_stopped_run_or_other_tests(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -216,6 +222,7 @@ def test_fail_under_does_not_excuse_a_stopped_run_or_other_tests(project: Projec
     assert result.ret == pytest.ExitCode.OK
 
 
+@pytest.mark.xdist
 def test_bad_report_option_values_are_usage_errors(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     scripted(project, {})
@@ -233,6 +240,7 @@ def test_bad_report_option_values_are_usage_errors(project: Project, plugin_args
 # ---------------------------------------------------------------------- 4. summary JSON
 
 
+@pytest.mark.xdist
 def test_summary_json_has_zed_fields(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -252,6 +260,7 @@ def test_summary_json_has_zed_fields(project: Project, plugin_args: list[str]) -
 # --------------------------------------------------------------------- 5. JSONL records
 
 
+@pytest.mark.xdist
 def test_jsonl_report_has_one_complete_record_per_item_and_trial(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -284,6 +293,7 @@ def test_jsonl_report_has_one_complete_record_per_item_and_trial(project: Projec
     assert read_records(path) == [json.loads(line) for line in lines]
 
 
+@pytest.mark.xdist
 def test_jsonl_report_replays_to_the_same_outcomes(project: Project, plugin_args: list[str]) -> None:
     # A report is a replay file: the same predictions, trial by trial, judged again.
     project.example("calc--a", SUB)
@@ -306,6 +316,7 @@ def test_jsonl_report_replays_to_the_same_outcomes(project: Project, plugin_args
     assert {r["provider"] for r in read_records(again)} == {"replay"}
 
 
+@pytest.mark.xdist
 def test_skipped_examples_are_recorded_as_skipped(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB, tags=("flaky",))
@@ -326,6 +337,7 @@ def test_skipped_examples_are_recorded_as_skipped(project: Project, plugin_args:
     assert records["calc--b"]["metrics"] == {} and records["calc--b"]["predicted_text"] is None
 
 
+@pytest.mark.xdist
 def test_a_broken_completion_fixture_is_recorded_as_errors(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -367,6 +379,7 @@ def test_a_skipped_example_is_not_predicted_ahead(project: Project) -> None:
     assert calls(project) == [("calc--a", 1)]
 
 
+@pytest.mark.xdist
 def test_report_can_be_its_own_baseline(project: Project, plugin_args: list[str]) -> None:
     # `--editpred-report r.jsonl --editpred-baseline r.jsonl`: compare with the last
     # run, then keep this one as the next baseline. The old file must be read first.
@@ -386,6 +399,7 @@ def test_report_can_be_its_own_baseline(project: Project, plugin_args: list[str]
 # ------------------------------------------------------------------ 6. interrupted run
 
 
+@pytest.mark.xdist
 def test_killed_run_keeps_its_finished_records(project: Project, plugin_args: list[str]) -> None:
     names = [f"calc--{i:02d}" for i in range(10)]
     for name in names:
@@ -423,6 +437,7 @@ def test_killed_run_keeps_its_finished_records(project: Project, plugin_args: li
 # ------------------------------------------------------------------------ 7. comparison
 
 
+@pytest.mark.xdist
 def test_baseline_comparison_and_regression_gate(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -465,6 +480,7 @@ def test_baseline_comparison_and_regression_gate(project: Project, plugin_args: 
     ok.stdout.fnmatch_lines(["*1 improved, 0 regressed, 1 unchanged*", "regression gate: no example regressed"])
 
 
+@pytest.mark.xdist
 def test_unreadable_baseline_is_a_usage_error(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     scripted(project, {})
@@ -488,6 +504,7 @@ def test_unreadable_baseline_is_a_usage_error(project: Project, plugin_args: lis
 # ------------------------------------------------------------------------------ 8. HTML
 
 
+@pytest.mark.xdist
 def test_html_report_is_self_contained_and_shows_the_failure(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--good", SUB, tags=("completion",))
     project.example("calc--bad", SUB)
@@ -521,6 +538,7 @@ def test_html_report_is_self_contained_and_shows_the_failure(project: Project, p
 # ---------------------------------------------------------------------------- 9. accept
 
 
+@pytest.mark.xdist
 def test_accept_adds_the_prediction_as_an_expected_patch(project: Project, plugin_args: list[str]) -> None:
     bad = project.example("calc--bad", SUB)
     good = project.example("calc--good", SUB)
@@ -543,6 +561,7 @@ def test_accept_adds_the_prediction_as_an_expected_patch(project: Project, plugi
     assert bad.read_text() == after and good.read_bytes() == good_bytes
 
 
+@pytest.mark.xdist
 def test_accept_with_trials_adds_one_block(project: Project, plugin_args: list[str]) -> None:
     bad = project.example("calc--bad", SUB)
     scripted(project, {"calc--bad": "wrong"})
@@ -554,6 +573,7 @@ def test_accept_with_trials_adds_one_block(project: Project, plugin_args: list[s
 # ------------------------------------------------------------------------ 10. thresholds
 
 
+@pytest.mark.xdist
 def test_min_delta_chrf_names_its_limit_on_the_item(project: Project, plugin_args: list[str]) -> None:
     # delta-chrF is 0-100 and a right answer scores 100, so a limit (at most 100, or it
     # is a usage error) adds its reason to a wrong answer and never fails a right one.
@@ -569,6 +589,7 @@ def test_min_delta_chrf_names_its_limit_on_the_item(project: Project, plugin_arg
     project.pytester.runpytest("evals", "--editpred-min-delta-chrf", "100", *plugin_args).assert_outcomes(passed=1)
 
 
+@pytest.mark.xdist
 def test_max_reversal_fails_a_prediction_that_undoes_the_edit(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -585,6 +606,7 @@ def test_max_reversal_fails_a_prediction_that_undoes_the_edit(project: Project, 
 # ------------------------------------------------------------------------ 11. group by
 
 
+@pytest.mark.xdist
 def test_group_by_repository_and_tag(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB, tags=("completion", "python"))
     project.example("calc--b", SUB, tags=("python",))
@@ -607,6 +629,7 @@ def test_group_by_repository_and_tag(project: Project, plugin_args: list[str]) -
     assert result.stdout.str().count("by repository:") == 1
 
 
+@pytest.mark.xdist
 def test_group_by_from_ini_and_a_dot_git_url(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB, tags=("python",))
     dotgit = project.example("calc--b", SUB)
@@ -628,6 +651,7 @@ def junit_properties(path: Path) -> dict[str, dict[str, str]]:
     return {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")} for case in root.iter("testcase")}  # type: ignore[misc]
 
 
+@pytest.mark.xdist
 def test_metrics_are_junit_properties(project: Project, plugin_args: list[str]) -> None:
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
@@ -671,6 +695,7 @@ def pytest_sessionfinish(session):
 '''
 
 
+@pytest.mark.xdist
 def test_a_run_lets_go_of_each_scene_and_predicted_file_once_reported(project: Project, plugin_args: list[str]) -> None:
     # A 2,000-line example holds about 1 MB (its buffers, ten patched copies, the
     # verdict): a corpus run must not keep them all to the end, nor every answer's file.

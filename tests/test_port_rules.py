@@ -11,16 +11,26 @@ Each expected value is worked out by hand from the rule, in a comment next to it
 from __future__ import annotations
 
 import pytest
-from conftest import SUB, Project
 from greet_sample import request
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ExampleError, InfrastructureError, PredictionError
-from pytest_editpred._cursor import format_cursor_excerpt, parse_cursor_excerpt
-from pytest_editpred._diff import Kind, apply_to_string, classify, parse_diff, reverse_diff
-from pytest_editpred.providers._prompts import last_fenced_block, parse_chat
-from pytest_editpred.providers._window import Answer, Window, window_for
-
+from conftest import SUB, Project
+from pytest_editpred import (
+    ExampleError,
+    InfrastructureError,
+    PredictionError,
+    format_cursor_excerpt,
+    parse_cursor_excerpt,
+)
+from pytest_editpred._diff import (
+    Kind,
+    apply_to_string,
+    classify,
+    parse_diff,
+    reverse_diff,
+)
+from pytest_editpred.providers.prompts import Answer, Window, window_for
+from pytest_editpred.providers.prompts._plain import last_fenced_block, parse_chat
 
 # -- 1. header prefixes: a/ on old-path lines, b/ on new-path lines -----------------
 

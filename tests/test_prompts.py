@@ -8,19 +8,19 @@ layout, so any change to a prompt must show up as a failing test and a reviewed 
 from __future__ import annotations
 
 import pytest
-from greet_sample import CURSOR, PATH, RENAME, TEXT, request
+from greet_sample import CURSOR, RENAME, TEXT, request
 
 from pytest_editpred import PredictionError
-from pytest_editpred._request import EditEvent, PredictionRequest, hunks
-from pytest_editpred.providers._history import git_history
-from pytest_editpred.providers._prompts import (
+from pytest_editpred.providers.prompts import Answer, window_for
+from pytest_editpred.providers.prompts._history import git_history
+from pytest_editpred.providers.prompts._plain import (
     CHAT_SYSTEM,
     chat_messages,
     fim_parts,
     last_fenced_block,
     parse_chat,
 )
-from pytest_editpred.providers._window import Answer, window_for
+from pytest_editpred.scene import EditEvent, PredictionRequest, hunks
 
 NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 REGION = 'def main():\n    hello(sys.argv[1])\n    hello("world")'

@@ -23,18 +23,22 @@ import pytest
 from greet_sample import CURSOR, PATH, TEXT, request
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ConfigError, MissingAnswerError, PredictionError, ProviderUnavailableError
+from pytest_editpred import (
+    Attempt,
+    ConfigError,
+    MissingAnswerError,
+    Prediction,
+    PredictionError,
+    PredictionRequest,
+    ProviderUnavailableError,
+    Settings,
+)
 from pytest_editpred._engine import Prefetcher, call_once
-from pytest_editpred._prediction import Attempt, Prediction
-from pytest_editpred._request import PredictionRequest
-from pytest_editpred._settings import Settings
 from pytest_editpred.providers import get_provider
-from pytest_editpred.providers._http import Backoff, endpoint_url, safe_url
-from pytest_editpred.providers._prompts import chat_messages
-from pytest_editpred.providers._window import window_for
-from pytest_editpred.zeta._build import build_input
+from pytest_editpred.providers.prompts import chat_messages, window_for
+from pytest_editpred.providers.transport._http import Backoff, endpoint_url, safe_url
+from pytest_editpred.zeta import build_input, format_prompt
 from pytest_editpred.zeta._formats import ZETA1, ZetaFormat
-from pytest_editpred.zeta._prompt import format_prompt
 
 NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 NEW_CURSOR = NEW_TEXT.index("(sys")

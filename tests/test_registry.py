@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SUB, Project
-from pytest_editpred._exceptions import ConfigError
-from pytest_editpred._settings import Settings
+from pytest_editpred import ConfigError, Settings
 from pytest_editpred.providers import available, get_provider
 
 PROVIDER = '''
@@ -64,6 +63,7 @@ def test_a_provider_that_fails_to_load_is_a_clear_error(tmp_path: Path, monkeypa
     assert "failed to load" in info.value.reason
 
 
+@pytest.mark.xdist
 def test_third_party_provider_through_the_plugin(project: Project, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]) -> None:
     # A separate process with the distribution on its path, as after `pip install`.
     install_fake_distribution(project.pytester.path / "site")

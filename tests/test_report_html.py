@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-
 from cdp import Browser, find_chromium
+
 from pytest_editpred.reports import render_html
 
 CALC = "https://github.com/acme/calc"

@@ -18,8 +18,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
 from cdp import Browser, find_chromium
+
 from pytest_editpred.reports import render_html
 from pytest_editpred.reports._hunks import edit_view, line_diff
 from pytest_editpred.reports._viewer import page_data
@@ -211,6 +211,31 @@ def test_page_embeds_no_markup_from_records() -> None:
     assert len(re.findall(r"<script>", page)) == 1  # the one executable script, allowed by its hash
     assert not re.search(r"""\s(src|href)\s*=\s*["'](?!#)""", page)  # loads nothing
     assert "<link" not in page and "url(" not in page
+
+
+def test_page_inlines_the_asset_files_and_allows_the_script_by_hash() -> None:
+    """The page's one style sheet and one script are the shipped asset files, byte for
+    byte, and its Content-Security-Policy allows that script by its sha256 hash."""
+    import base64
+    import hashlib
+    from html import unescape
+    from importlib.resources import files
+
+    assets = files("pytest_editpred.reports") / "assets"
+    css = (assets / "viewer.css").read_bytes().decode("utf-8")
+    js = (assets / "viewer.js").read_bytes().decode("utf-8")
+    page = render_html(corpus(), None, title="assets")
+    assert re.findall(r"<style>(.*?)</style>", page, re.S) == [css]
+    assert re.findall(r"<script>(.*?)</script>", page, re.S) == [js]
+
+    def source(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page)
+    assert meta is not None
+    policy = dict(d.strip().split(" ", 1) for d in unescape(meta[1]).split(";"))
+    assert policy["script-src"] == source(js)
+    assert policy["style-src"] in ("'unsafe-inline'", source(css))  # inline styles run no code
 
 
 def test_page_size_is_bounded_per_item() -> None:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from cdp import Browser, find_chromium
+
 from conftest import SUB, Project
 from pytest_editpred.reports import read_records, render_html
 from pytest_editpred.reports._cli import main as report_main
@@ -84,6 +84,7 @@ def run(project: Project, plugin_args: list[str]) -> tuple[pytest.RunResult, Pat
     return result, pytester.path
 
 
+@pytest.mark.xdist
 def test_in_run_cards_are_the_terminal_numbers(run: tuple[pytest.RunResult, Path]) -> None:
     result, path = run
     text = result.stdout.str()
@@ -95,6 +96,7 @@ def test_in_run_cards_are_the_terminal_numbers(run: tuple[pytest.RunResult, Path
     assert index["cards"]["counts"]["error"] == 1
 
 
+@pytest.mark.xdist
 def test_editpred_report_judges_the_jsonl_as_the_run_did(
     run: tuple[pytest.RunResult, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -172,6 +174,7 @@ def layout(b: Browser) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("width", [1400, 600])
+@pytest.mark.slow
 def test_corpus_screenshots(corpus_page: Path, width: int, tmp_path: Path) -> None:
     chromium = find_chromium()
     if chromium is None:

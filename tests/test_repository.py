@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_editpred._exceptions import (
+from pytest_editpred import (
     GitError,
     InvalidRevisionError,
     MissingFileError,
@@ -27,7 +27,7 @@ from pytest_editpred._exceptions import (
     UnknownRevisionError,
     UnsafePathError,
 )
-from pytest_editpred._repository import (
+from pytest_editpred.scene._repository import (
     RepositoryCache,
     default_cache_dir,
     join_inside,

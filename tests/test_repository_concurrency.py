@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock, Timeout
 
-from pytest_editpred._repository import RepositoryCache
+from pytest_editpred.scene import RepositoryCache
 
 sys.path.insert(0, str(Path(__file__).parent))
 from gitrepos import (
@@ -39,7 +39,7 @@ FILES = {f"pkg/module_{i}.py": f"VALUE = {i}\n" * 50 for i in range(300)} | {"RE
 # Each worker waits for the 'go' file, so all four really start together.
 WORKER = """
 import os, pathlib, sys, time
-from pytest_editpred._repository import RepositoryCache
+from pytest_editpred.scene._repository import RepositoryCache
 cache, url, source, revision, path, go = sys.argv[1:]
 pathlib.Path(f"{go}.{os.getpid()}").touch()
 while not os.path.exists(go):

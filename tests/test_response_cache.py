@@ -13,14 +13,20 @@ from typing import Any
 import pytest
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
 
-from pytest_editpred import ConfigError, MissingAnswerError, PredictionError, ProviderUnavailableError
-from pytest_editpred._example import Example
-from pytest_editpred._prediction import Prediction
-from pytest_editpred._request import Cursor, PredictionRequest
-from pytest_editpred._settings import Settings
+from pytest_editpred import (
+    ConfigError,
+    Cursor,
+    Example,
+    MissingAnswerError,
+    Prediction,
+    PredictionError,
+    PredictionRequest,
+    ProviderUnavailableError,
+    Settings,
+)
 from pytest_editpred.providers import get_provider
-from pytest_editpred.providers._cache import ResponseCache, cache_key
-from pytest_editpred.providers._http import Backoff
+from pytest_editpred.providers.transport import Backoff
+from pytest_editpred.providers.transport._cache import ResponseCache, cache_key
 
 PATH = "a.py"
 TEXT = "x = 1\ny = 2\n"

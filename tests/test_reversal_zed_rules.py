@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from pytest_editpred._request import EditEvent
+from pytest_editpred import EditEvent
 from pytest_editpred.metrics import compute_reversal_overlap, reversal_ratio
 from pytest_editpred.metrics._histogram import histogram_diff, myers_diff
 

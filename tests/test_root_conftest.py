@@ -1,4 +1,4 @@
-"""The repository's top-level conftest.py (issue 13, item 8): the README's custom
+"""The repository's top-level conftest.py: the README's custom
 completion function, switched on by ``EDITPRED_EXAMPLE_SERVER``.
 
 Each run is a real ``pytest evals/`` in a subprocess from the repository root, against
@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from llm_server import LLMServer, Recorded, llm_server_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +39,7 @@ def complete_radius(request: Recorded) -> str:
 
 
 @pytest.mark.parametrize("jobs", [[], ["-n", "2"]], ids=["plain", "xdist"])
+@pytest.mark.slow
 def test_the_root_conftest_answers_from_the_named_server(
     tmp_path: Path, llm_server: LLMServer, jobs: list[str]
 ) -> None:

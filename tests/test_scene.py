@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from gitrepos import make_bare, make_bundle, make_repo
-from pytest_editpred._exceptions import (
+
+from pytest_editpred import (
     CursorAmbiguousError,
     CursorNotFoundError,
     EditHistoryError,
@@ -16,10 +16,9 @@ from pytest_editpred._exceptions import (
     UncommittedDiffError,
     UnknownRevisionError,
     UnsafePathError,
+    from_markdown,
 )
-from pytest_editpred._markdown import from_markdown
-from pytest_editpred._repository import RepositoryCache
-from pytest_editpred._scene import build_scene
+from pytest_editpred.scene import RepositoryCache, build_scene
 
 APP = "import os\n\n\ndef load(path):\n    return open(path).read()\n\n\ndef save(path, data):\n    pass\n"
 UTIL = "def helper():\n    return 1\n"

@@ -19,19 +19,23 @@ from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-import pytest
-
 import gitrepos
-from conftest import SUB, Project
+import pytest
 from gitrepos import git, make_bare, make_repo
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401
-from pytest_editpred._exceptions import ConfigError, PredictionError
-from pytest_editpred._repository import RepositoryCache
-from pytest_editpred._settings import Settings
-from pytest_editpred._urls import parse_url
-from pytest_editpred._urls import redact as redact_url
-from pytest_editpred.providers._http import HTTPTransport, api_key
-from pytest_editpred.providers._secret import REDACTED, Secret, redact, redact_data
+
+from conftest import SUB, Project
+from pytest_editpred import ConfigError, PredictionError, Settings
+from pytest_editpred.providers.transport._http import HTTPTransport, api_key
+from pytest_editpred.providers.transport._secret import (
+    REDACTED,
+    Secret,
+    redact,
+    redact_data,
+)
+from pytest_editpred.scene import RepositoryCache
+from pytest_editpred.scene import redact as redact_url
+from pytest_editpred.scene._urls import parse_url
 
 KEY = "sk-sesame-7f3a9c2e1d"
 KEY_ENV = "EDITPRED_MODEL_SESAME"  # not secret-looking by name, on purpose
@@ -240,6 +244,7 @@ def _leaks(result: pytest.RunResult, root: Path) -> tuple[list[str], int]:
     return found, checked
 
 
+@pytest.mark.xdist
 def test_no_secret_reaches_any_output_of_a_failing_run(
     project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -274,6 +279,7 @@ def test_no_secret_reaches_any_output_of_a_failing_run(
     assert not leaks and checked > 10
 
 
+@pytest.mark.xdist
 def test_showlocals_never_prints_the_key_of_an_unexpected_error(
     project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,4 +1,4 @@
-"""What the plugin costs every pytest start-up (issue 13, item 7), by what it imports.
+"""What the plugin costs every pytest start-up, by what it imports.
 
 pytest imports ``pytest_editpred.plugin`` on every run of every suite in an
 environment where the package is installed. Timings are too noisy for a test (the
@@ -74,7 +74,7 @@ def test_a_suite_without_examples_loads_no_heavy_module(tmp_path: Path, readme: 
         assert "pytest_editpred.integration.collect" not in loaded
 
 
-@pytest.mark.parametrize("jobs", [[], ["-n", "2"]], ids=["plain", "xdist"])
+@pytest.mark.parametrize("jobs", [[], pytest.param(["-n", "2"], marks=pytest.mark.slow)], ids=["plain", "xdist"])
 def test_an_example_run_still_loads_what_it_needs(tmp_path: Path, jobs: list[str]) -> None:
     # The lazy imports are made where they are needed: a run of the corpus works.
     root = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Intervals, pass@k, pass^k and paired differences (pytest_editpred._stats)."""
+"""Intervals, pass@k, pass^k and paired differences (pytest_editpred.reports._stats)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_editpred._exceptions import ConfigError
-from pytest_editpred._stats import (
+from pytest_editpred import ConfigError
+from pytest_editpred.reports._stats import (
     Interval,
     bootstrap_mean_interval,
     paired_mean_difference,
@@ -219,7 +219,7 @@ def test_interval_contains() -> None:
 
 
 def test_bootstrap_interval_does_not_depend_on_the_order_of_the_values() -> None:
-    from pytest_editpred._stats import bootstrap_mean_interval
+    from pytest_editpred.reports._stats import bootstrap_mean_interval
 
     values = [0.0, 100.0, 45.5, 12.0, 88.0, 100.0, 0.0, 67.25]
     assert bootstrap_mean_interval(values) == bootstrap_mean_interval(list(reversed(values)))

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_editpred.metrics import PredictionScore
-from pytest_editpred._summary import (
+from pytest_editpred.reports._summary import (
     SUMMARY_JSON_FIELDS,
     Summary,
     format_eval_report,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_editpred._exceptions import (
+from pytest_editpred import (
     InvalidRevisionError,
     RefusedRepositoryError,
     UnsafePathError,
 )
-from pytest_editpred._urls import (
+from pytest_editpred.scene._urls import (
     follow_link,
     parse_url,
     redact,

@@ -7,10 +7,9 @@ from pathlib import Path
 import pytest
 from zed_examples import VARIABLE, ZED
 
+from pytest_editpred import apply_patch, load_examples
 from pytest_editpred._diff import apply_sections
-from pytest_editpred._example import ACCEPTED_PREDICTION_MARKER, Example
-from pytest_editpred._load import load_examples
-from pytest_editpred._patch import apply_patch
+from pytest_editpred.example import ACCEPTED_PREDICTION_MARKER, Example
 
 FILES = sorted(ZED.glob("*.md"))
 

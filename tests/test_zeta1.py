@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_editpred.zeta._input import Event, ExcerptRanges, ZetaInput
+from pytest_editpred.zeta import Event, ExcerptRanges, ZetaInput
 from pytest_editpred.zeta._zeta1 import (
     INSTRUCTION,
     STOP_TOKENS,

@@ -9,15 +9,12 @@ repository at the revision when they are not among the edited buffers.
 from __future__ import annotations
 
 import pytest
+from llm_server import LLMServer, llm_server_fixture  # noqa: F401
 
 from conftest import SUB, Project
-from llm_server import LLMServer, llm_server_fixture  # noqa: F401
-from pytest_editpred._json import example_from_dict
-from pytest_editpred._request import Cursor, PredictionRequest
-from pytest_editpred.zeta._build import build_input
-from pytest_editpred.zeta._formats import ZetaFormat
-from pytest_editpred.zeta._prompt import format_prompt
-from pytest_editpred._exceptions import JSONFormatError
+from pytest_editpred import Cursor, JSONFormatError, PredictionRequest
+from pytest_editpred.example._json import example_from_dict
+from pytest_editpred.zeta import ZetaFormat, build_input, format_prompt
 
 TEXT = "fn main() {\n    helper();\n}\n"
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from llm_server import LLMServer, Recorded, llm_server_fixture  # noqa: F401
 
 from conftest import SUB, Project
-from llm_server import LLMServer, Recorded, llm_server_fixture  # noqa: F401
 
 BEFORE_CURSOR = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\ndef sub(a, b):"
 HISTORY = (

@@ -12,7 +12,17 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_editpred._exceptions import ConfigError, PredictionError
+from pytest_editpred import ConfigError, PredictionError
+from pytest_editpred.zeta import (
+    Diagnostic,
+    Event,
+    ExcerptRanges,
+    RelatedExcerpt,
+    RelatedFile,
+    ZetaInput,
+    format_prompt,
+    prefill,
+)
 from pytest_editpred.zeta._formats import (
     SEED_END,
     ZETA1,
@@ -27,14 +37,6 @@ from pytest_editpred.zeta._history import (
     format_edit_history_within_budget,
     render_path,
     write_event,
-)
-from pytest_editpred.zeta._input import (
-    Diagnostic,
-    Event,
-    ExcerptRanges,
-    RelatedExcerpt,
-    RelatedFile,
-    ZetaInput,
 )
 from pytest_editpred.zeta._multi_region import (
     apply_marker_span,
@@ -59,7 +61,6 @@ from pytest_editpred.zeta._parse import (
     apply_variable_edit,
     parse_output,
 )
-from pytest_editpred.zeta._prompt import format_prompt, prefill
 from pytest_editpred.zeta._related import (
     clamp_text_to_token_count,
     filter_redundant_excerpts,

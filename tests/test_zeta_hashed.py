@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from pytest_editpred import PredictionError
+from pytest_editpred.zeta import RelatedExcerpt, RelatedFile, ZetaInput
 from pytest_editpred.zeta._hashed import (
     ALPHABET,
-    END_MARKER,
     MAX_OUTPUT_CHARS,
     apply_v0615_output,
     build_marker_table,
@@ -33,7 +33,6 @@ from pytest_editpred.zeta._hashed import (
     unique_tag_id,
     write_snippet_with_markers,
 )
-from pytest_editpred.zeta._input import RelatedExcerpt, RelatedFile, ZetaInput
 
 MAIN = "fn main() {\n    let value = 1;\n}"
 HELPER = "fn helper() {\n    one();\n}\n"

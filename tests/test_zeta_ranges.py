@@ -12,11 +12,13 @@ import sys
 
 import pytest
 
-from pytest_editpred._example import Example, RecentFile
-from pytest_editpred._request import Cursor, EditEvent, PredictionRequest
+from pytest_editpred import Cursor, EditEvent, Example, PredictionRequest, RecentFile
+from pytest_editpred.zeta import ExcerptRanges, ZetaInput
 from pytest_editpred.zeta._build import build_input, related_files
-from pytest_editpred.zeta._excerpt import cursor_excerpt, fixed_line_window_around_cursor
-from pytest_editpred.zeta._input import ExcerptRanges, ZetaInput
+from pytest_editpred.zeta._excerpt import (
+    cursor_excerpt,
+    fixed_line_window_around_cursor,
+)
 from pytest_editpred.zeta._ranges import (
     FORMAT_BUDGETS,
     compute_editable_and_context_ranges,
@@ -24,7 +26,12 @@ from pytest_editpred.zeta._ranges import (
     compute_v0327_editable_range,
     resolve_cursor_region,
 )
-from pytest_editpred.zeta._syntax import MAX_PARSE_BYTES, language_for_path, syntax_ranges, why_no_syntax
+from pytest_editpred.zeta._syntax import (
+    MAX_PARSE_BYTES,
+    language_for_path,
+    syntax_ranges,
+    why_no_syntax,
+)
 
 # 20 rows "r00".."r19": row i spans [4i, 4i + 3), each costs 1 token.
 ROWS = "\n".join(f"r{i:02}" for i in range(20))

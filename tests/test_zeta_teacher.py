@@ -12,10 +12,17 @@ import re
 
 import pytest
 
-from pytest_editpred._exceptions import PredictionError
-from pytest_editpred.zeta._formats import ZetaFormat
+from pytest_editpred import PredictionError
+from pytest_editpred.zeta import (
+    Diagnostic,
+    Event,
+    ExcerptRanges,
+    RelatedExcerpt,
+    RelatedFile,
+    ZetaFormat,
+    ZetaInput,
+)
 from pytest_editpred.zeta._hashed import build_marker_table, marker_tag
-from pytest_editpred.zeta._input import Diagnostic, Event, ExcerptRanges, RelatedExcerpt, RelatedFile, ZetaInput
 from pytest_editpred.zeta._teacher import (
     TextEdit,
     extract_all_codeblocks,
@@ -33,7 +40,10 @@ from pytest_editpred.zeta._teacher_jumps import (
     parse_teacher_jumps_output,
     prepare_teacher_jumps_input,
 )
-from pytest_editpred.zeta._teacher_templates import TEACHER_JUMPS_TEMPLATE, TEACHER_TEMPLATE
+from pytest_editpred.zeta._teacher_templates import (
+    TEACHER_JUMPS_TEMPLATE,
+    TEACHER_TEMPLATE,
+)
 
 F = "`````"
 EXCERPT = "import os\n\ndef area(w, h):\n    return w * h\n\nprint(area(2, 3))"
@@ -425,7 +435,7 @@ def test_teacher_jumps_no_edits(response: str) -> None:
 def test_teacher_jumps_parse_errors() -> None:
     zeta_input = jumps_input()
     tags = tags_of(zeta_input)
-    (c0, c1), (u0, u1), (x0, x1) = tags[0, 0], tags[1, 0], tags[1, 1]
+    (c0, c1), (u0, u1), (_x0, x1) = tags[0, 0], tags[1, 0], tags[1, 1]
     cases = [
         ("no code at all", "no marker-bounded edit codeblocks found in model response"),
         (jumps_answer("def area(width, h):"), "no marker-bounded edit codeblocks found"),

@@ -8,14 +8,14 @@ Run by hand from the project root (after ``python evals/repos/build.py``)::
 
 For each example this
 
-* loads it with ``pytest_editpred._load.load_examples``;
+* loads it with ``pytest_editpred.example._load.load_examples``;
 * checks out its revision from the bundle of its repository into a temporary worktree;
 * applies the uncommitted diff with real ``git apply`` (strict, as Zed does), and
   refuses one whose paths start with the repository's name (Zed strips that prefix);
 * applies the edit history with ``pytest_editpred._diff.apply_sections`` (tolerant);
 * checks that the cursor excerpt occurs exactly once in the cursor file;
 * applies every expected patch and the rejected patch with
-  ``pytest_editpred._patch.apply_patch``, checking that each changes something,
+  ``pytest_editpred.scene._patch.apply_patch``, checking that each changes something,
   that none equals the rejected result, and showing where the expected cursor lands;
 * reports which format features the example uses, and fails if the corpus as a
   whole misses one.
@@ -42,11 +42,11 @@ sys.path.insert(0, str(HERE))
 
 import build  # noqa: E402  (the repository table)
 
-from pytest_editpred._cursor import INLINE_MARKER, MARKER  # noqa: E402
-from pytest_editpred._diff import apply_sections, classify, Kind, split_lines  # noqa: E402
-from pytest_editpred._example import ACCEPTED_PREDICTION_MARKER, Example  # noqa: E402
-from pytest_editpred._load import load_examples  # noqa: E402
-from pytest_editpred._patch import apply_patch  # noqa: E402
+from pytest_editpred._diff import Kind, apply_sections, classify, split_lines  # noqa: E402
+from pytest_editpred.example._cursor import INLINE_MARKER, MARKER  # noqa: E402
+from pytest_editpred.example._example import ACCEPTED_PREDICTION_MARKER, Example  # noqa: E402
+from pytest_editpred.example._load import load_examples  # noqa: E402
+from pytest_editpred.scene._patch import apply_patch  # noqa: E402
 
 REQUIRED_FEATURES = [
     "several expected patches",
@@ -121,7 +121,7 @@ def wrong_counts(diff: str) -> bool:
 
 
 def history_paths(diff: str) -> list[str]:
-    return [classify(l).text for l in split_lines(diff) if classify(l).kind is Kind.OLD_PATH]
+    return [classify(line).text for line in split_lines(diff) if classify(line).kind is Kind.OLD_PATH]
 
 
 def features(example: Example, file: Path) -> set[str]:
@@ -132,7 +132,7 @@ def features(example: Example, file: Path) -> set[str]:
     if INLINE_MARKER in cursor:
         found.add("inline <|user_cursor|>")
     else:
-        marker_line = next(l for l in cursor.split("\n") if MARKER in l)
+        marker_line = next(line for line in cursor.split("\n") if MARKER in line)
         if "^" in marker_line:
             found.add("^ cursor marker")
         elif "<" in marker_line:

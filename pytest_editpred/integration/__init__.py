@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from .runner import Prepared, Run
+    from .runner import Prepared, Run  # noqa: F401 (named in the StashKey strings below)
 
 __all__ = ["ROOTS_KEY", "TRIALS_KEY", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY"]
 

@@ -14,10 +14,8 @@ from typing import Any
 
 import pytest
 
-from .._example import Example
 from .._exceptions import EditPredError
-from .._ids import example_id, safe_id
-from .._load import load_examples
+from ..example import Example, example_id, load_examples, safe_id
 from . import TRIALS_KEY
 from .paragraph import paragraph_report
 
@@ -67,7 +65,7 @@ def is_example_file(path: Path, config: pytest.Config, roots: list[Path]) -> boo
     configured example directories or named on the command line."""
     suffix = path.suffix.lower()
     if suffix == ".md":
-        from .._markdown import looks_like_example
+        from ..example import looks_like_example
 
         return looks_like_example(path)
     if suffix not in (".json", ".jsonl"):

@@ -254,7 +254,7 @@ def repo_cache_dir(config: pytest.Config) -> Path:
     ini = config.getini("editpred_cache_dir")
     if ini:
         return (_ini_base(config) / Path(ini).expanduser()).resolve()
-    from .._repository import default_cache_dir
+    from ..scene import default_cache_dir
 
     return default_cache_dir()
 

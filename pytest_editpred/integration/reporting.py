@@ -18,11 +18,10 @@ import json
 import os
 import re
 import sys
-from collections import Counter, defaultdict
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard, cast
 
 import pytest
 
@@ -32,7 +31,9 @@ from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
 # The Reporter is registered in every pytest run, also of a suite with no example:
 # the collector, the runner and the example model load only once examples exist.
 if TYPE_CHECKING:
-    from .._prediction import Prediction
+    from ..judge import Prediction
+    from ..metrics import PredictionScore
+    from ..reports import CursorView, JsonlReport, Outcome, Prompt, Record, RecordedAttempt
     from .collect import ExampleItem
     from .runner import Prepared
 
@@ -41,13 +42,13 @@ __all__ = ["PredictedTextDropper", "Reporter", "annotate", "record_of"]
 VIEW_LINES = 15
 
 
-def _outcome(report: pytest.TestReport) -> str:
+def _outcome(report: pytest.TestReport) -> Outcome:
     if report.when != "call" and report.failed:
         return "error"
     return report.outcome
 
 
-def _attempts(source: Any) -> list[dict[str, Any]]:
+def _attempts(source: Any) -> list[RecordedAttempt]:
     return [
         {"ordinal": a.ordinal, "error": a.error, "latency": round(a.latency, 6)}
         for a in getattr(source, "attempts", None) or ()
@@ -56,7 +57,7 @@ def _attempts(source: Any) -> list[dict[str, Any]]:
 
 def _view(text: str, offset: int | None, row: int) -> str:
     """Lines around ``row`` with the cursor drawn in, for the HTML report."""
-    from .._verdict import draw_cursor
+    from ..judge import draw_cursor
 
     drawn = draw_cursor(text, offset)
     lines = drawn.split("\n")
@@ -64,7 +65,7 @@ def _view(text: str, offset: int | None, row: int) -> str:
     return "\n".join(lines[start : row + VIEW_LINES + 1])
 
 
-def _views(prepared: Prepared) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+def _views(prepared: Prepared) -> tuple[CursorView | None, CursorView | None]:
     verdict = prepared.verdict
     if verdict is None or verdict.best is None:
         return None, None
@@ -76,7 +77,7 @@ def _views(prepared: Prepared) -> tuple[dict[str, Any] | None, dict[str, Any] | 
     expected_cursor = candidate.cursor[1] if candidate.cursor and candidate.cursor[0] == path else None
     predicted_cursor = verdict.predicted_cursor[1] if verdict.predicted_cursor else None
     row = prepared.scene.cursor.row
-    view = {
+    view: CursorView = {
         "path": path,
         "before": _view(before, prepared.scene.cursor.offset, row),
         "expected": _view(expected, expected_cursor, row),
@@ -87,7 +88,7 @@ def _views(prepared: Prepared) -> tuple[dict[str, Any] | None, dict[str, Any] | 
 
 def _model_texts(
     prediction: Prediction | None, prepared: Prepared | None, error: BaseException | None
-) -> tuple[Any, str | None]:
+) -> tuple[Prompt | None, str | None]:
     """The prompt the provider sent and the model's raw answer, clipped to
     :data:`RECORDED_CHARS` each (an unusable answer hangs them on its error)."""
     from .._clip import RECORDED_CHARS, clip, clip_prompt
@@ -109,9 +110,10 @@ def _wants_views(config: pytest.Config) -> bool:
     return bool(options.get(config, "html") or options.get(config, "report"))
 
 
-def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> dict[str, Any]:
-    """One plain-data record per item (and trial), for reports and comparisons."""
-    from .._urls import redact
+def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException | None) -> Record:
+    """One plain-data record per item (and trial), for reports and comparisons: the
+    :class:`~pytest_editpred.reports.Record` (its keys in this order are a JSONL line's)."""
+    from ..scene import redact
 
     example = item.example
     prepared: Prepared | None = item.stash.get(PREPARED_KEY, None)
@@ -119,7 +121,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
     settings = run.settings if run is not None else None
     prediction = prepared.prediction if prepared is not None else None
     verdict = prepared.verdict if prepared is not None else None
-    record: dict[str, Any] = {
+    record: Record = {
         "name": getattr(item, "example_id", None) or item.name,  # the id's spelling, as in -v
         "nodeid": item.nodeid,
         "path": str(item.path),
@@ -129,7 +131,11 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         # Who answered: a custom editpred_completion by its qualified name (runner.qualified_name).
         "provider": getattr(item, "answered_by", None) or (settings.provider if settings is not None else None),
         "model": (prediction.model if prediction is not None else None)
-        or (settings.model if settings is not None and getattr(item, "answered_by", None) in (None, settings.provider) else None),
+        or (
+            settings.model
+            if settings is not None and getattr(item, "answered_by", None) in (None, settings.provider)
+            else None
+        ),
         "trial": item.trial,
         "outcome": _outcome(report),
         "reason": None,
@@ -164,7 +170,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         )
         record["notes"] = list(verdict.notes)
         if prepared is not None and _wants_views(item.config):
-            from ..reports._hunks import edit_view
+            from ..reports import edit_view
 
             record["diff"] = edit_view(prepared.scene, verdict)
         if verdict.predicted_cursor is not None:
@@ -189,8 +195,8 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
         return
     error = item.stash.get(SETUP_ERROR_KEY, None) or (call.excinfo.value if call.excinfo is not None else None)
     record = record_of(item, report, error)
-    report.editpred = record  # type: ignore[attr-defined]
-    properties: list[tuple[str, Any]] = [
+    report.editpred = record  # type: ignore[attr-defined]  # our own attribute: xdist carries it to the controller
+    properties: list[tuple[str, object]] = [
         ("editpred_provider", record["provider"]),
         ("editpred_model", record["model"]),
         ("editpred_outcome", record["outcome"]),
@@ -215,7 +221,8 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
         status, message = _accept(item)
         # Carried to the xdist controller with the report, which prints one line per file.
-        report.editpred_accept = {"path": str(item.path), "status": status, "message": message}  # type: ignore[attr-defined]
+        accepted = {"path": str(item.path), "status": status, "message": message}
+        report.editpred_accept = accepted  # type: ignore[attr-defined]  # our own attribute, as report.editpred
         report.sections.append(("editpred accept", message))
 
 
@@ -234,10 +241,9 @@ def _accept(item: ExampleItem) -> tuple[str, str]:
         if prepared is not None and prepared.prediction_error is not None:
             return "skipped", "not accepted: the model's answer could not be used"
         return "skipped", "not accepted: no prediction was judged"
-    from .._scene import unified_diff
-    from .._urls import split_path
-    from .._verdict import _same_buffers
+    from ..judge import same_buffers
     from ..reports import accept_prediction
+    from ..scene import split_path, unified_diff
 
     verdict = prepared.verdict
     scene = prepared.scene
@@ -245,7 +251,7 @@ def _accept(item: ExampleItem) -> tuple[str, str]:
     mode = run.match if run is not None else "exact"
     if verdict.passed:
         return "skipped", f"not accepted: the prediction already {verdict.reason} (it failed a threshold)"
-    if prepared.rejected is not None and _same_buffers(verdict.predicted_buffers, prepared.rejected.buffers, mode):
+    if prepared.rejected is not None and same_buffers(verdict.predicted_buffers, prepared.rejected.buffers, mode):
         return "skipped", "not accepted: the prediction is the example's Rejected Patch"
     for path in verdict.changed_paths:
         try:
@@ -316,8 +322,8 @@ class Reporter:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.session: pytest.Session | None = None
-        self.records: list[dict[str, Any]] = []
-        self.jsonl: Any = None
+        self.records: list[Record] = []
+        self.jsonl: JsonlReport | None = None
         self.decisions: list[str] = []
         self.written: list[str] = []
         # Report files that could not be written: one warning line each.
@@ -330,7 +336,7 @@ class Reporter:
         # pass-rate gate is about examples and must not turn these into a pass.
         self.other_failures = 0
         # The baseline, read before the report file is opened: they may be one file.
-        self.baseline: list[dict[str, Any]] | None = None
+        self.baseline: list[Record] | None = None
         self._lines: list[str] | None = None
         # Example items collected (None: unknown) and why the run was interrupted, if
         # it was: a summary over fewer items than collected says it is partial.
@@ -374,11 +380,12 @@ class Reporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
-        record = getattr(report, "editpred", None)
-        if not isinstance(record, dict):
+        annotated = getattr(report, "editpred", None)
+        if not isinstance(annotated, dict):
             if report.failed:
                 self.other_failures += 1
             return
+        record = cast("Record", annotated)  # record_of's, also through xdist (a plain dict then)
         self.records.append(record)
         accept = getattr(report, "editpred_accept", None)
         if isinstance(accept, dict):
@@ -452,7 +459,7 @@ class Reporter:
 
     # ------------------------------------------------------------ aggregates
 
-    def _scores(self) -> list[tuple[str, Any]]:
+    def _scores(self) -> list[tuple[str, PredictionScore]]:
         from ..metrics import PredictionScore
 
         rows = []
@@ -479,7 +486,7 @@ class Reporter:
         return f"after {ran}{of} items ({why})"
 
     def summary(self) -> dict[str, Any]:
-        from .._summary import Summary
+        from ..reports import Summary
 
         counts = {k: sum(r["outcome"] == k for r in self.records) for k in ("passed", "failed", "error", "skipped")}
         total = len(self.records) - counts["skipped"]
@@ -518,15 +525,17 @@ class Reporter:
         """The pass rate, cursor and trial lines, computed once (the bootstrap costs
         seconds at 10,000 items): the terminal prints them, the HTML page shows them."""
         if self._lines is None:
-            cursor = _cursor_rate_line(self.records)
-            self._lines = [_rates_line(self.records, summary), *([cursor] if cursor else []),
-                           *_trial_lines(self.records)]
+            from ..reports import cursor_rate_line, rates_line, trial_lines
+
+            cursor = cursor_rate_line(self.records)
+            self._lines = [rates_line(self.records, summary), *([cursor] if cursor else []),
+                           *trial_lines(self.records)]
         return self._lines
 
     def _write_files(self, summary: dict[str, Any]) -> None:
         summary_json = self._path("summary_json")
         if summary_json is not None:
-            from .._summary import Summary
+            from ..reports import Summary
 
             scores = [score for _, score in self._scores()]
             data = Summary.from_scores(scores).to_summary_json()
@@ -596,7 +605,7 @@ class Reporter:
 
     # --------------------------------------------------------------- printing
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.is_worker or not (self.records or self.faults or self.accepts):
             return
         write = terminalreporter.write_line
@@ -608,8 +617,8 @@ class Reporter:
         for line in self.faults:
             terminalreporter.write_line(line, yellow=True, bold=True)
 
-    def _print_results(self, write: Any) -> None:
-        from .._summary import format_eval_report
+    def _print_results(self, write: Callable[[str], None]) -> None:
+        from ..reports import format_eval_report, group_lines
 
         partial = self.partial()
         if partial:
@@ -625,7 +634,7 @@ class Reporter:
         for line in self._result_lines(self.summary()):
             write(line)
         for group in _groups(self.config):
-            for line in _group_lines(self.records, group):
+            for line in group_lines(self.records, group):
                 write(line)
         for line in self.decisions:
             for part in line.rstrip("\n").split("\n"):
@@ -688,122 +697,19 @@ def _is_example_id(nodeid: str) -> bool:
     return nodeid.split("::", 1)[0].lower().endswith((".md", ".json", ".jsonl"))
 
 
-def _by_example(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The records that ran (skipped ones left out), by example: its items' node id
-    without the trial suffix (``[t2]``), so the trials of one example are one cluster."""
-    examples: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        if record["outcome"] != "skipped":
-            examples[_TRIAL_SUFFIX.sub("", record["nodeid"])].append(record)
-    return examples
-
-
-def _excluded(records: list[dict[str, Any]]) -> str:
-    """What a mean over scored predictions leaves out, e.g. ``3 errors excluded``."""
-    counts = Counter(r["outcome"] for r in records if r["outcome"] != "skipped" and not r["metrics"])
-    labels = {"error": ("error", "errors"), "failed": ("unscored failure", "unscored failures"),
-              "passed": ("unscored pass", "unscored passes")}
-    parts = [f"{n} {labels.get(k, (k, k))[n != 1]}" for k, n in sorted(counts.items())]
-    return f"{' and '.join(parts)} excluded" if parts else ""
-
-
-def _rates_line(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
-    """The run's pass rate and mean delta-chrF, each with its denominator and a 95%
-    interval over *examples* (trials of one example clustered: see
-    :func:`~pytest_editpred._stats.clustered_rate_interval` and
-    :func:`~pytest_editpred._stats.cluster_bootstrap_mean_interval`)."""
-    from .._stats import cluster_bootstrap_mean_interval, clustered_rate_interval
-
-    total = summary["total"]
-    parts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "error", "skipped") if summary[k])
-    if not total:
-        return f"{len(records)} predictions: {parts}"
-    examples = _by_example(records)
-    rate = clustered_rate_interval([(len(rs), sum(r["outcome"] == "passed" for r in rs)) for rs in examples.values()])
-    clustered = f" over {len(examples)} examples, trials clustered" if len(examples) < total else ""
-    line = (
-        f"{total} predictions: {parts}; pass rate {100 * summary['passed'] / total:.1f}% of {total} "
-        f"[95% CI {100 * rate.low:.1f}-{100 * rate.high:.1f}{clustered}] (errors count as not passed)"
-    )
-    chrf = [[r["metrics"]["delta_chr_f"] for r in rs if r["metrics"]] for rs in examples.values()]
-    scored = sum(len(values) for values in chrf)
-    if scored:
-        mean = cluster_bootstrap_mean_interval(chrf, confidence=0.95)
-        interval = f" [95% CI {mean.low:.1f}-{mean.high:.1f}]" if scored > 1 else ""
-        line += f"; mean delta-chrF {mean.estimate:.1f} over {scored} scored{interval}"
-    excluded = _excluded(records)
-    if excluded:
-        line += f"; {excluded}"
-    return line
-
-
-def _cursor_rate_line(records: list[dict[str, Any]]) -> str | None:
-    """The cursor exact-match rate over the scored predictions whose best expected
-    patch marks a cursor (a patch without one cannot be matched by a cursor)."""
-    marked = [r for r in records if r["metrics"] and r.get("expected_cursor")]
-    if not marked:
-        return None
-    exact = sum(r["metrics"].get("cursor_exact_match") is True for r in marked)
-    return (
-        f"cursor exact match {100 * exact / len(marked):.1f}% ({exact} of {len(marked)} scored predictions "
-        "whose best expected patch marks a cursor)"
-    )
-
-
-_TRIAL_SUFFIX = re.compile(r"\[t\d+\]$")
-
-
-def _trial_lines(records: list[dict[str, Any]]) -> list[str]:
-    """pass@1, pass@k (unbiased) and pass^k over examples run k > 1 times."""
-    from .._stats import bootstrap_mean_interval, clustered_rate_interval, pass_at_k_single, pass_hat_k_single
-
-    by_example: dict[str, list[bool]] = defaultdict(list)
-    unreadable = 0
-    for record in records:
-        if record["outcome"] == "skipped":
-            continue
-        # Items of an example run N > 1 times end in [tN] (names never hold "["); an
-        # unreadable file is one item without it, and has no trials to count.
-        example, suffixed = _TRIAL_SUFFIX.subn("", record["nodeid"])
-        if suffixed:
-            by_example[example].append(record["outcome"] == "passed")
-        else:
-            unreadable += 1
-    k = min((len(v) for v in by_example.values()), default=1)
-    if k < 2:
-        return []
-    trials = [(len(v), sum(v)) for v in by_example.values()]
-    p1 = clustered_rate_interval(trials)  # the trials of one example are clustered
-    at_k = bootstrap_mean_interval([pass_at_k_single(n, c, k) for n, c in trials], confidence=0.95)
-    hat_k = bootstrap_mean_interval([pass_hat_k_single(n, c, k) for n, c in trials], confidence=0.95)
-    left_out = f" ({unreadable} unreadable example file(s) left out)" if unreadable else ""
-    return [
-        (
-            f"trials: {len(trials)} examples x {k}{left_out}: pass@1 {100 * p1.estimate:.1f}% [95% CI {100 * p1.low:.1f}-{100 * p1.high:.1f}], "
-            f"pass@{k} {100 * at_k.estimate:.1f}% [{100 * at_k.low:.1f}-{100 * at_k.high:.1f}], "
-            f"pass^{k} {100 * hat_k.estimate:.1f}% [{100 * hat_k.low:.1f}-{100 * hat_k.high:.1f}]"
-        )
-    ]
-
-
-GROUPS = ("repository", "tag")
-
-
-def _repo_label(url: str | None) -> str:
-    """``calc`` for .../acme/calc, .../acme/calc.git and git@host:acme/calc.git."""
-    tail = (url or "").rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]
-    return tail.removesuffix(".git") or (url or "?")
-
-
 def _check_options(config: pytest.Config) -> None:
     """Read every report option once, at configure time: a bad value is a usage
     error now, not an INTERNALERROR after the whole run."""
     try:
         for option in options.REPORT_OPTIONS:
             options.get(config, option.name)
-        for group in _groups(config):
-            if group not in GROUPS:
-                raise ConfigError(f"--editpred-group-by {group!r}", fix=f"Use one of {', '.join(GROUPS)}.")
+        groups = _groups(config)
+        if groups:  # the reports package loads only for a run that groups
+            from ..reports import GROUPS
+
+            for group in groups:
+                if group not in GROUPS:
+                    raise ConfigError(f"--editpred-group-by {group!r}", fix=f"Use one of {', '.join(GROUPS)}.")
     except ConfigError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
 
@@ -816,28 +722,3 @@ def _groups(config: pytest.Config) -> list[str]:
             if group and group not in groups:
                 groups.append(group)
     return groups
-
-
-def _group_lines(records: list[dict[str, Any]], group: str) -> list[str]:
-    if group not in GROUPS:
-        raise ConfigError(f"--editpred-group-by {group!r}", fix=f"Use one of {', '.join(GROUPS)}.")
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in records:
-        if group == "repository":
-            groups[_repo_label(record["repository_url"])].append(record)
-        else:
-            for tag in record["tags"] or ["(no tag)"]:
-                groups[tag].append(record)
-    lines = [f"by {group}:"]
-    for name in sorted(groups):
-        members = [r for r in groups[name] if r["outcome"] != "skipped"]
-        if not members:
-            lines.append(f"  {name:<30} all skipped")
-            continue
-        passed = sum(r["outcome"] == "passed" for r in members)
-        chrf = [r["metrics"]["delta_chr_f"] for r in members if r["metrics"]]
-        mean = f", mean delta-chrF {sum(chrf) / len(chrf):.1f}" if chrf else ""
-        excluded = _excluded(members)
-        mean += f" ({excluded})" if excluded and chrf else ""
-        lines.append(f"  {name:<30} {passed}/{len(members)} passed ({100 * passed / len(members):.0f}%){mean}")
-    return lines

@@ -21,14 +21,13 @@ import pytest
 
 from .._exceptions import PredictionError
 from .._limits import DEFAULT_LIMITS, Limits
-from .._prediction import Prediction
 from .._settings import Settings
+from ..judge import Prediction
 from .collect import ExampleItem
 
 if TYPE_CHECKING:
-    from .._repository import RepositoryCache
-    from .._scene import Scene
-    from .._verdict import Candidate, Verdict
+    from ..judge import Candidate, Verdict
+    from ..scene import RepositoryCache, Scene
 
 __all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
 
@@ -139,7 +138,7 @@ class Run:
     @property
     def repositories(self) -> RepositoryCache:
         if self._cache is None:
-            from .._repository import RepositoryCache
+            from ..scene import RepositoryCache
 
             with self._lock:
                 if self._cache is None:
@@ -149,8 +148,8 @@ class Run:
         return self._cache  # type: ignore[no-any-return]
 
     def _scene_for(self, item: ExampleItem) -> Prepared:
-        from .._scene import build_scene
-        from .._verdict import Candidate, expected_candidates
+        from ..judge import Candidate, expected_candidates
+        from ..scene import build_scene
 
         example = item.example
         assert example is not None
@@ -160,7 +159,7 @@ class Run:
         candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path, where=where)
         rejected = None
         if example.rejected_patch is not None:
-            from .._cursor import extract_cursor_from_patch
+            from ..example import extract_cursor_from_patch
 
             [rejected] = expected_candidates(
                 scene.buffers,
@@ -177,7 +176,7 @@ class Run:
     def _call_for(self, completion: Callable[..., Any]) -> Callable[[ExampleItem], Any]:
         """``item -> Prepared``: scene, then the completion (awaited if async)."""
         if inspect.iscoroutinefunction(completion) or inspect.iscoroutinefunction(
-            getattr(completion, "__call__", None)
+            getattr(completion, "__call__", None)  # noqa: B004 (an async __call__ method, not callability)
         ):
 
             async def call_async(item: ExampleItem) -> Prepared:
@@ -309,7 +308,7 @@ class Run:
 
     def _judged(self, prepared: Prepared, prediction: Prediction) -> str | None:
         """The verdict into ``prepared``; the failure message, or None if it passed."""
-        from .._verdict import failure_diff, judge
+        from ..judge import failure_diff, judge
 
         item = prepared.item
         props = prepared.properties

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 from ._chrf import CHR_F_BETA, CHR_F_CHAR_ORDER, DeltaChrF, collapse_whitespace, delta_chr_f
 from ._counts import ClassificationMetrics, exact_lines_match
+from ._histogram import histogram_diff
 from ._jump import JUMP_LOCATION_TOLERANCE, JumpLocation, patch_location_match
 from ._kept import KEPT_RATE_MAX_LENGTH_DELTA, KeptRate, compute_kept_rate
 from ._reversal import compute_reversal_overlap, reversal_ratio
@@ -84,6 +85,7 @@ __all__ = [
     "delta_chr_f",
     "exact_lines_match",
     "has_isolated_whitespace_changes",
+    "histogram_diff",
     "lcs_length",
     "patch_location_match",
     "reversal_ratio",

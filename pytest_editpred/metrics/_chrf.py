@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from .._deadline import check as check_deadline
-from ._local import Change, change_between, common_prefix_length, common_suffix_length, local_window
+from .._text import Change, change_between, common_prefix_length, common_suffix_length
+from ._local import local_window
 from ._tokens import RUST_WHITESPACE
 
 CHR_F_CHAR_ORDER = 6

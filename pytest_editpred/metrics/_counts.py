@@ -9,7 +9,6 @@ from functools import lru_cache
 
 from .._diff import split_lines
 
-
 # ---------------------------------------------------------------- classification counts
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
 from ._smells import parse_patch
 

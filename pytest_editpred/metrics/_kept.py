@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._cursor import _nbytes
-from ._local import change_between, local_window
+from .._text import change_between, nbytes
+from ._local import local_window
 from ._tokens import KEEP_MASK_CELL_LIMIT, comparison_units, lcs_keep_masks
 
 KEPT_RATE_MAX_LENGTH_DELTA = 512
@@ -54,10 +54,10 @@ def compute_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     raises :class:`~._tokens.LCSTooLarge` (the caller reports the rates as unknown).
     """
     if base == candidate == reference:
-        return KeptRate(1.0, 1.0, context_chars=_nbytes(base))
-    base_len = _nbytes(base)
-    candidate_change = abs(_nbytes(candidate) - base_len)
-    reference_change = abs(_nbytes(reference) - base_len)
+        return KeptRate(1.0, 1.0, context_chars=nbytes(base))
+    base_len = nbytes(base)
+    candidate_change = abs(nbytes(candidate) - base_len)
+    reference_change = abs(nbytes(reference) - base_len)
     if abs(candidate_change - reference_change) > KEPT_RATE_MAX_LENGTH_DELTA:
         return KeptRate(
             0.0,
@@ -76,9 +76,9 @@ def compute_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     correctly_deleted_chars = sum(
         size for offset, size in by_candidate.deleted.items() if offset in by_reference.deleted
     )
-    context_chars = _nbytes(candidate) - candidate_new_chars
+    context_chars = nbytes(candidate) - candidate_new_chars
     keep_new, _ = lcs_keep_masks(candidate_new, reference_new, KEEP_MASK_CELL_LIMIT)
-    kept_chars = sum(_nbytes(u) for u, kept in zip(candidate_new, keep_new) if kept)
+    kept_chars = sum(nbytes(u) for u, kept in zip(candidate_new, keep_new) if kept)
 
     hits = kept_chars + correctly_deleted_chars
     candidate_edit = candidate_new_chars + candidate_deleted_chars
@@ -127,6 +127,6 @@ def _edit(base: str, text: str) -> _Edit:
     offset = lo
     for unit, kept in zip(base_units, keep_base):
         if not kept:
-            deleted[offset] = _nbytes(unit)
+            deleted[offset] = nbytes(unit)
         offset += len(unit)
-    return _Edit(new_units, sum(map(_nbytes, new_units)), deleted)
+    return _Edit(new_units, sum(map(nbytes, new_units)), deleted)

@@ -23,94 +23,11 @@ change, delta-chrF's ``order - 1`` characters of context lie inside the window t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .._text import Change
 
-__all__ = ["MARGIN", "Change", "change_between", "common_prefix_length", "common_suffix_length", "local_window"]
+__all__ = ["MARGIN", "local_window"]
 
 MARGIN = 8  # > CHR_F_CHAR_ORDER - 1 collapsed characters, whatever the whitespace
-_BLOCK = 4096
-
-
-def common_prefix_length(a: str, b: str, known: int = 0) -> int:
-    """The length of the common prefix: block by block, then a binary search in the
-    first block that differs, so the copying is proportional to the prefix.
-    ``known``: the texts are known to agree on their first ``known`` characters."""
-    limit = min(len(a), len(b))
-    at = min(known, limit)
-    while at < limit:
-        step = min(_BLOCK, limit - at)
-        if a[at : at + step] != b[at : at + step]:
-            break
-        at += step
-    else:
-        return limit
-    lo, hi = at, min(at + _BLOCK, limit)
-    while lo < hi:  # a[:lo] == b[:lo]; the first difference is before hi
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def common_suffix_length(a: str, b: str, limit: int, known: int = 0) -> int:
-    """The length of the common suffix, at most ``limit``; the texts are known to
-    agree on their last ``known`` characters."""
-    at = min(known, limit)
-    while at < limit:
-        step = min(_BLOCK, limit - at)
-        if a[len(a) - at - step : len(a) - at] != b[len(b) - at - step : len(b) - at]:
-            break
-        at += step
-    else:
-        return limit
-    lo, hi = at, at + min(_BLOCK, limit - at)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[len(a) - mid : len(a) - lo] == b[len(b) - mid : len(b) - lo]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-@dataclass(frozen=True)
-class Change:
-    """``before[start:before_end]`` became ``after[start:after_end]``; the rest is the
-    same. An unchanged pair has an empty change at the end of the text."""
-
-    start: int
-    before_end: int
-    after_end: int
-
-    @classmethod
-    def none(cls, length: int) -> Change:
-        """No change to a text of ``length`` characters."""
-        return cls(length, length, length)
-
-    @property
-    def shift(self) -> int:
-        """How much longer ``after`` is than ``before``."""
-        return self.after_end - self.before_end
-
-    @property
-    def empty(self) -> bool:
-        return self.start == self.before_end == self.after_end
-
-
-def change_between(before: str, after: str, kept: tuple[int, int] | None = None) -> Change:
-    """The changed region of ``before`` → ``after``: common prefix and suffix trimmed
-    (the suffix never overlaps the prefix).
-
-    ``kept`` is ``(head, tail)`` when the caller knows the texts agree on their first
-    ``head`` and last ``tail`` characters (a patch says where it edits): the scans
-    start there, and the result is the same.
-    """
-    head, tail = kept or (0, 0)
-    prefix = common_prefix_length(before, after, head)
-    suffix = common_suffix_length(before, after, min(len(before), len(after)) - prefix, tail)
-    return Change(prefix, len(before) - suffix, len(after) - suffix)
 
 
 def _is_safe(text: str, at: int) -> bool:

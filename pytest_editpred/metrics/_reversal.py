@@ -8,14 +8,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from .._cursor import _nbytes
 from .._diff import Edit, Hunk, Kind, apply_hunks, classify, parse_diff, split_lines
 from .._exceptions import DiffError
-from .._request import EditEvent
+from .._text import common_prefix_length, common_suffix_length, nbytes, split_inclusive
+from ..scene import EditEvent
 from ._histogram import histogram_diff
-from ._local import common_prefix_length, common_suffix_length
 from ._tokens import lcs_length, tokenize
-
 
 _MAX_REFINE_BYTES = 512
 _MAX_REFINE_LINES = 8
@@ -30,15 +28,6 @@ class _TextEdit:
     end: int
     old: str
     new: str
-
-
-def _lines_inclusive(text: str) -> list[str]:
-    """Rust's ``split_inclusive('\\n')``: lines with their newlines."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def _starts(pieces: Sequence[str]) -> list[int]:
@@ -62,9 +51,9 @@ def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
     old_end = cut if cut else len(old)
     new_end = old_end - len(old) + len(new)
     if base or old_end < len(old):
-        edits, exact = _granular_edits(old[base:old_end], new[base:new_end]) if old_end - base or new_end - base else ([], True)
-        return [_TextEdit(e.start + base, e.end + base, e.old, e.new) for e in edits], exact
-    old_lines, new_lines = _lines_inclusive(old), _lines_inclusive(new)
+        inner, exact = _granular_edits(old[base:old_end], new[base:new_end]) if old_end - base or new_end - base else ([], True)
+        return [_TextEdit(e.start + base, e.end + base, e.old, e.new) for e in inner], exact
+    old_lines, new_lines = split_inclusive(old), split_inclusive(new)
     lines = histogram_diff(old_lines, new_lines)
     exact = lines.exact
     edits: list[_TextEdit] = []
@@ -80,8 +69,8 @@ def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
             and new_part
             and i2 - i1 <= _MAX_REFINE_LINES
             and j2 - j1 <= _MAX_REFINE_LINES
-            and _nbytes(old_part) <= _MAX_REFINE_BYTES
-            and _nbytes(new_part) <= _MAX_REFINE_BYTES
+            and nbytes(old_part) <= _MAX_REFINE_BYTES
+            and nbytes(new_part) <= _MAX_REFINE_BYTES
         )
         if not refine:
             edits.append(_TextEdit(o_start, o_end, old_part, new_part))
@@ -261,12 +250,12 @@ def _hunk_lines(hunk: Hunk) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     at = 0
     for edit in sorted(hunk.edits, key=lambda e: e.start):
-        out.extend((_CONTEXT, line) for line in _lines_inclusive(hunk.context[at : edit.start]))
+        out.extend((_CONTEXT, line) for line in split_inclusive(hunk.context[at : edit.start]))
         deleted = hunk.context[edit.start : edit.end]
-        out.extend((_DELETED, line) for line in _lines_inclusive(deleted))
-        out.extend((_ADDED, line) for line in _lines_inclusive(edit.text))
+        out.extend((_DELETED, line) for line in split_inclusive(deleted))
+        out.extend((_ADDED, line) for line in split_inclusive(edit.text))
         at = max(at, edit.end)
-    out.extend((_CONTEXT, line) for line in _lines_inclusive(hunk.context[at:]))
+    out.extend((_CONTEXT, line) for line in split_inclusive(hunk.context[at:]))
     return out
 
 

@@ -8,21 +8,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .._cursor import _nbytes
-from .._request import EditEvent
+from .._text import Change, nbytes
+from ..scene import EditEvent
 from ._chrf import DeltaChrF, _NgramDelta, chr_f_of, ngram_delta
 from ._counts import ClassificationMetrics, exact_lines_match
 from ._jump import JumpLocation, patch_location_match
 from ._kept import KeptRate, compute_kept_rate
-from ._local import Change
 from ._reversal import ReversalDiffWarning, reversal_ratio
-from ._tokens import LCSTooLarge
 from ._smells import (
     braces_disbalance,
     has_isolated_whitespace_changes,
     token_changes,
     wrong_editable_region,
 )
+from ._tokens import LCSTooLarge
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ def _reversal(
 
 
 def _byte_offset(text: str, offset: int) -> int:
-    return _nbytes(text[:offset])
+    return nbytes(text[:offset])
 
 
 def score_prediction(

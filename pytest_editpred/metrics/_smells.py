@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from .._diff import split_lines
 from ._tokens import LCS_CELL_LIMIT, LCSTooLarge, is_blank, lcs_length, tokenize
 
-
 # -------------------------------------------------------------------------------- braces
 
 

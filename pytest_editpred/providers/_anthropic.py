@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._request import PredictionRequest
 from .._settings import Settings
+from ..scene import PredictionRequest
 from ._base import HTTPProvider, factory
-from ._endpoint import Reply, malformed
-from ._http import HTTPTransport, Secret
-from ._teacher_prompt import TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
-from ._window import Answer, Window
+from .prompts import Answer, TeacherWindow, Window, parse_teacher_reply, teacher_prompt_name, teacher_window
+from .transport import HTTPTransport, Reply, Secret, malformed
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicMessages", "make_anthropic"]
 

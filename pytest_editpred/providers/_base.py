@@ -22,13 +22,12 @@ from typing import Any, ClassVar
 import httpx
 
 from .._exceptions import ConfigError, PredictionError
-from .._prediction import Prediction
-from .._request import PredictionRequest
 from .._settings import Settings
-from ._endpoint import Endpoint, Reply, malformed
-from ._http import Backoff, HTTPTransport, Secret, attach, bearer_headers
+from ..judge import Prediction
+from ..scene import PredictionRequest
 from ._registry import Completion
-from ._window import Answer, Window, window_for
+from .prompts import Answer, Window, window_for
+from .transport import Backoff, Endpoint, HTTPTransport, Reply, Secret, attach, bearer_headers, malformed
 
 __all__ = ["HTTPProvider", "factory", "openai_usage", "first_choice"]
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._request import PredictionRequest
+from ..scene import PredictionRequest
 from ._base import HTTPProvider, factory, first_choice, openai_usage
-from ._endpoint import Reply, malformed
-from ._prompts import fim_parts
-from ._window import Answer, Window
+from .prompts import Answer, Window, fim_parts
+from .transport import Reply, malformed
 
 __all__ = ["LlamaCppInfill", "MistralFIM", "make_llamacpp_infill", "make_mistral_fim"]
 

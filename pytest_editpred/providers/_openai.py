@@ -13,15 +13,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._request import PredictionRequest
 from .._settings import Settings
+from ..scene import PredictionRequest
 from ._base import HTTPProvider, factory, first_choice, openai_usage
-from ._endpoint import Reply, malformed
-from ._http import HTTPTransport
-from ._prompts import chat_messages, parse_chat
-from ._teacher_prompt import TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
-from ._window import Answer, Window
-from ._zeta_prompt import ZetaWindow, parse_zeta_reply, zeta_format, zeta_stop_tokens, zeta_window
+from .prompts import (
+    Answer,
+    TeacherWindow,
+    Window,
+    ZetaWindow,
+    chat_messages,
+    parse_chat,
+    parse_teacher_reply,
+    parse_zeta_reply,
+    teacher_prompt_name,
+    teacher_window,
+    zeta_format,
+    zeta_stop_tokens,
+    zeta_window,
+)
+from .transport import HTTPTransport, Reply, malformed
 
 __all__ = ["OpenAICompletions", "OpenAIChat", "make_openai", "make_openai_chat"]
 

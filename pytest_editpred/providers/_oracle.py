@@ -7,10 +7,11 @@ no change, so every example that expects a change must fail with it.
 
 from __future__ import annotations
 
-from .._patch import apply_patch
-from .._prediction import Prediction
-from .._request import PredictionRequest
+from collections.abc import Callable
+
 from .._settings import Settings
+from ..judge import Prediction
+from ..scene import PredictionRequest, apply_patch
 from ._registry import Completion
 
 __all__ = ["make_oracle", "make_noop"]
@@ -21,11 +22,22 @@ def oracle(request: PredictionRequest) -> Prediction:
     if not expected:
         return Prediction(model="oracle")
     first = expected[0]
-    patched = apply_patch(request.buffers, first, default_path=request.cursor.path)
+    patched = apply_patch(request.buffers, first, default_path=request.cursor.path, open_file=_opener(request))
     cursor = None
     if patched.cursor is not None and patched.cursor[0] == request.cursor.path:
         cursor = patched.cursor[1]
     return Prediction(patch=first.patch, cursor=cursor, raw_output=first.patch, model="oracle")
+
+
+def _opener(request: PredictionRequest) -> Callable[[str], tuple[str, str] | None]:
+    """Files the expected patch edits but no buffer holds: read from the repository,
+    as the judge reads them (a next edit in a file the history never touched)."""
+
+    def open_file(path: str) -> tuple[str, str] | None:
+        text = request.file_text(path)
+        return None if text is None else (path, text)
+
+    return open_file
 
 
 def noop(request: PredictionRequest) -> Prediction:

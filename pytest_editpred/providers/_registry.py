@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from importlib import import_module
-from typing import Union
 
 from .._exceptions import ConfigError
-from .._prediction import Prediction
-from .._request import PredictionRequest
 from .._settings import Settings
+from ..judge import Prediction
+from ..scene import PredictionRequest
 
 __all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider"]
 
-Completion = Callable[[PredictionRequest], Union[Prediction, Awaitable[Prediction]]]
+Completion = Callable[[PredictionRequest], Prediction | Awaitable[Prediction]]
 ProviderFactory = Callable[[Settings], Completion]
 
 ENTRY_POINT_GROUP = "pytest_editpred.providers"
@@ -22,7 +21,7 @@ ENTRY_POINT_GROUP = "pytest_editpred.providers"
 BUILTIN: dict[str, str] = {
     "oracle": "._oracle:make_oracle",
     "noop": "._oracle:make_noop",
-    "baseline": "._baseline:make_baseline",
+    "baseline": ".baseline:make_baseline",
     "openai": "._openai:make_openai",
     "openai-chat": "._openai:make_openai_chat",
     "anthropic": "._anthropic:make_anthropic",

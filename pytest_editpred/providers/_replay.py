@@ -16,6 +16,10 @@ line; blank lines are skipped. Two forms are accepted, and may be mixed:
 
       {"name": "flask--add-import", "patch": "...", "cursor": 123}    # or "text"
 
+A run-report line is a :class:`~pytest_editpred.reports.Record`; the simple form is
+a :class:`SimpleAnswer`. Neither is checked as a whole: the fields replay reads are
+checked one by one, and every other field is ignored.
+
 ``name`` is the example's name. ``cursor`` (``predicted_cursor``) is optional: a
 character offset into the cursor file *after* the patch (an object with an
 ``offset`` is accepted too). ``patch`` is a unified diff; ``text`` the whole new
@@ -38,17 +42,32 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from .._exceptions import ConfigError, MissingAnswerError, PredictionError
-from .._ids import example_id
-from .._prediction import Prediction
-from .._request import PredictionRequest
 from .._safe_json import loads_bounded
 from .._settings import Settings
+from ..example import example_id
+from ..judge import Prediction
+from ..scene import PredictionRequest
 from ._registry import Completion
 
-__all__ = ["Replay", "ReplayRecord", "load_replay", "make_replay"]
+if TYPE_CHECKING:
+    from ..reports import PredictedCursor, Record
+
+__all__ = ["Replay", "ReplayRecord", "SimpleAnswer", "load_replay", "make_replay"]
+
+
+class SimpleAnswer(TypedDict, total=False):
+    """The simple form of a replay line (see the module docstring); ``name`` is the
+    one key it must have."""
+
+    name: str
+    trial: int | None
+    patch: str | None
+    text: str | None
+    cursor: int | PredictedCursor | None  # a character offset, or an object with one
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -66,7 +85,7 @@ class ReplayRecord:
     line: int
 
 
-def _cursor(value: Any, where: str) -> int | None:
+def _cursor(value: object, where: str) -> int | None:
     if isinstance(value, dict):
         value = value.get("offset")
     if value is None:
@@ -76,7 +95,7 @@ def _cursor(value: Any, where: str) -> int | None:
     return value
 
 
-def _string(record: dict[str, Any], keys: tuple[str, ...], where: str) -> str | None:
+def _string(record: Record | SimpleAnswer, keys: tuple[str, ...], where: str) -> str | None:
     for key in keys:
         value = record.get(key)
         if value is not None:
@@ -89,25 +108,28 @@ def _string(record: dict[str, Any], keys: tuple[str, ...], where: str) -> str | 
 _FIX = "Write one JSON object a line: {\"name\": ..., \"patch\": ..., \"cursor\": ...}."
 
 
-def _record(data: Any, line: int, where: str) -> ReplayRecord:
+def _record(data: object, line: int, where: str) -> ReplayRecord:
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         raise ConfigError(f"{where}: each line must be a JSON object with a string 'name'", fix=_FIX)
-    trial = data.get("trial")
+    # Either form, or a mix of both: each field read is checked here, not the whole.
+    answer = cast("Record | SimpleAnswer", data)
+    trial = answer.get("trial")
     if trial is not None and (isinstance(trial, bool) or not isinstance(trial, int)):
         raise ConfigError(f"{where}: 'trial' must be an integer", fix=_FIX)
-    patch = _string(data, ("predicted_patch", "patch"), where)
-    text = _string(data, ("predicted_text", "text"), where)
+    patch = _string(answer, ("predicted_patch", "patch"), where)
+    text = _string(answer, ("predicted_text", "text"), where)
     if patch is not None and text is not None:
         raise ConfigError(f"{where}: give a patch or a text, not both", fix=_FIX)
-    error = data.get("error")
+    error = answer.get("error")
+    model = answer.get("model")
     return ReplayRecord(
-        name=data["name"],
+        name=answer["name"],
         trial=trial,
         patch=patch,
         text=text,
-        cursor=_cursor(data.get("predicted_cursor", data.get("cursor")), where),
-        model=data["model"] if isinstance(data.get("model"), str) else None,
-        raw_output=_string(data, ("raw_output",), where),
+        cursor=_cursor(answer.get("predicted_cursor", answer.get("cursor")), where),
+        model=model if isinstance(model, str) else None,
+        raw_output=_string(answer, ("raw_output",), where),
         error=None if error in (None, "") else str(error),
         line=line,
     )

@@ -1,8 +1,10 @@
 """Report writers that need no pytest: the JSONL record file, the HTML page, the
-comparison of two runs and ``--editpred-accept``.
+comparison of two runs, the summary and its lines, and ``--editpred-accept``.
 
-They take plain records (see ``record_of`` in :mod:`pytest_editpred.integration.reporting`)
-so they can be used and tested without a session, and run again on a saved JSONL.
+They take :class:`Record` values (``reports/_record.py``: one item of a run, the
+schema of a JSONL line), which ``record_of``, in the ``reporting`` module of the
+pytest layer, builds. So they can be used and tested without a session, and run
+again on a saved JSONL. Nothing here imports the pytest layer: it imports this.
 """
 
 from __future__ import annotations
@@ -10,22 +12,79 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._accept import accept_prediction, cursor_marker_line, with_cursor_line
+from ._cli import main as report_main
 from ._compare import Comparison, ExampleChange, compare
+from ._hunks import edit_view
 from ._jsonl import JsonlReport, read_records, scrub_secrets
+from ._lines import GROUPS, by_example, cursor_rate_line, excluded, group_lines, rates_line, trial_lines
+from ._record import (
+    CursorView,
+    EditView,
+    ExcerptLines,
+    ExcerptView,
+    HistoryEntry,
+    Hunk,
+    JumpLocationCounts,
+    LineDiff,
+    Metrics,
+    Outcome,
+    PredictedCursor,
+    Prompt,
+    Record,
+    RecordedAttempt,
+)
+from ._stats import (
+    bootstrap_mean_interval,
+    cluster_bootstrap_mean_interval,
+    clustered_rate_interval,
+    pass_at_k_single,
+    pass_hat_k_single,
+)
+from ._summary import Summary, format_eval_report
 
 if TYPE_CHECKING:
     from ._viewer import render_html
 
 __all__ = [
+    "report_main",
+    "GROUPS",
     "Comparison",
+    "CursorView",
+    "EditView",
     "ExampleChange",
+    "ExcerptLines",
+    "ExcerptView",
+    "HistoryEntry",
+    "Hunk",
     "JsonlReport",
+    "JumpLocationCounts",
+    "LineDiff",
+    "Metrics",
+    "Outcome",
+    "PredictedCursor",
+    "Prompt",
+    "Record",
+    "RecordedAttempt",
+    "Summary",
     "accept_prediction",
+    "bootstrap_mean_interval",
+    "by_example",
+    "cluster_bootstrap_mean_interval",
+    "clustered_rate_interval",
     "compare",
     "cursor_marker_line",
+    "cursor_rate_line",
+    "edit_view",
+    "excluded",
+    "format_eval_report",
+    "group_lines",
+    "pass_at_k_single",
+    "pass_hat_k_single",
+    "rates_line",
     "read_records",
     "render_html",
     "scrub_secrets",
+    "trial_lines",
     "with_cursor_line",
 ]
 

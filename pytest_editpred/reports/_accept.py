@@ -36,7 +36,7 @@ Accepting is safe against the corpus and against itself:
   reason; so is a file that changes on disk while it is being accepted.
 * **Only safe paths.** A patch that names a path the cursor-path rules refuse
   (absolute, ``..``, ``.git``, NUL, backslash or control characters: the rule of
-  :func:`pytest_editpred._urls.split_path`) is never written into a corpus.
+  :func:`pytest_editpred.scene._urls.split_path`) is never written into a corpus.
 
 Every refusal is a :class:`ConfigError` whose reason says which rule and whose fix
 says what to do; the plugin shows it in the terminal summary.
@@ -56,13 +56,16 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from .._cursor import MARKER
 from .._disk import describe, remedy
-from .._example import Example
 from .._exceptions import ConfigError, EditPredError
-from .._markdown import _body, _fence, _inline_text, _parser, from_markdown
+from ..example import (
+    MARKER,
+    Example,
+    expected_patch_insertion_point,
+    fence,
+    from_markdown,
+)
 
 __all__ = ["LOCK_TIMEOUT", "TEMP_SUFFIX", "accept_prediction", "cursor_marker_line", "with_cursor_line"]
 
@@ -111,57 +114,6 @@ def with_cursor_line(patch: str, after_line: int, column: int) -> str:
     return "\n".join(lines) + ("\n" if patch.endswith("\n") else "")
 
 
-def _line_starts(text: str) -> list[int]:
-    """Character offset of the start of every line, plus one past the end."""
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    if starts[-1] != len(text):
-        starts.append(len(text))
-    return starts
-
-
-def _insertion_point(text: str) -> tuple[int, bool]:
-    """``(character offset, needs a heading)`` where the new block goes.
-
-    Walks the tokens :func:`from_markdown` reads (its parser, its heading text), so
-    a ``## Expected Patch`` inside a fence or a fence inside a list is seen exactly
-    as Zed sees it. ``text`` has been read as an example already.
-    """
-    body, first_line = _body(text)
-    env: dict[str, Any] = {}
-    tokens = _parser().parse(body, env)
-    starts = _line_starts(text)
-
-    def offset(line: int) -> int:  # a 0-based line of the body -> offset in text
-        return starts[min(first_line + line, len(starts) - 1)]
-
-    section: bytes | None = None
-    last_fence: int | None = None
-    expected_heading: int | None = None
-    rejected_heading: int | None = None
-    for index, token in enumerate(tokens):
-        if token.map is None:
-            continue
-        if token.type == "heading_open" and token.tag == "h2":
-            # ASCII case-insensitive, as Zed (and from_markdown) compare titles.
-            section = _inline_text(tokens[index + 1], env).encode().lower()
-            if section == b"expected patch" and expected_heading is None:
-                expected_heading = offset(token.map[1])
-            if section == b"rejected patch" and rejected_heading is None:
-                rejected_heading = offset(token.map[0])
-        elif token.type == "fence" and section == b"expected patch":
-            last_fence = offset(token.map[1])
-    if last_fence is not None:
-        return last_fence, False
-    if expected_heading is not None:
-        return expected_heading, False
-    if rejected_heading is not None:
-        return rejected_heading, True
-    return len(text), True
-
-
 def _refuse(path: Path, reason: str, fix: str | None = None) -> ConfigError:
     return ConfigError(
         reason,
@@ -178,7 +130,7 @@ def _check_paths(where: Path, patch: str) -> None:
     ``../../x`` into a corpus that later runs, or that Zed's tools later apply.
     """
     from .._diff import DEV_NULL, parse_diff
-    from .._urls import split_path
+    from ..scene import split_path
 
     try:
         sections = parse_diff(patch)
@@ -190,7 +142,7 @@ def _check_paths(where: Path, patch: str) -> None:
     # Only a ``---`` line followed by a ``+++`` line is a header: a removed ``-- x``
     # line of SQL or Lua also starts with ``--- ``.
     lines = patch.split("\n")
-    for old, new in zip(lines, lines[1:]):
+    for old, new in zip(lines, lines[1:], strict=False):  # each line with the next one
         if not (old.startswith("--- ") and new.startswith("+++ ")):
             continue
         for line in (old, new):
@@ -250,8 +202,8 @@ def accept_prediction(
         if content in example.expected_patches:
             return None
 
-        at, heading = _insertion_point(text)
-        block = _fence(patch, "diff")
+        at, heading = expected_patch_insertion_point(text)
+        block = fence(patch, "diff")
         head, tail = text[:at], text[at:]
         lead = "" if not head or head.endswith("\n") else "\n"
         if head and not head.endswith("\n\n") and head.strip():
@@ -395,7 +347,9 @@ def _clear_leftovers(where: Path) -> None:
 def _write_refusal(where: Path, what: str, error: OSError) -> ConfigError:
     """A write that failed in the example's directory: what, why, and the remedy."""
     return _refuse(
-        where, f"{what}: {describe(error)}", remedy(error, f"the directory {where.parent}", "add the expected patch by hand")
+        where,
+        f"{what}: {describe(error)}",
+        remedy(error, f"the directory {where.parent}", "add the expected patch by hand"),
     )
 
 

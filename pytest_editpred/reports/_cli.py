@@ -19,32 +19,39 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._record import Record
 
 __all__ = ["main"]
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="editpred-report", description="Summarise, render and gate one or more pytest-editpred JSONL reports."
+        prog=prog, description="Summarise, render and gate one or more pytest-editpred JSONL reports."
     )
     parser.add_argument("reports", nargs="+", type=Path, help="--editpred-report files (shards of one run)")
     parser.add_argument("--html", type=Path, help="write the HTML viewer here")
     parser.add_argument("--summary-json", type=Path, help="write Zed's SummaryJson here")
-    parser.add_argument("--fail-under", type=float, metavar="PCT", help="exit 1 when the pass rate is below PCT percent")
+    parser.add_argument(
+        "--fail-under", type=float, metavar="PCT", help="exit 1 when the pass rate is below PCT percent"
+    )
     parser.add_argument("--baseline", type=Path, help="compare with this earlier JSONL report")
-    parser.add_argument("--fail-on-regression", action="store_true", help="with --baseline: exit 1 when an example regressed")
+    parser.add_argument(
+        "--fail-on-regression", action="store_true", help="with --baseline: exit 1 when an example regressed"
+    )
     parser.add_argument("--title", default="pytest-editpred report", help="title of the HTML page")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every example in the table")
     parser.add_argument("--summary-limit", type=int, default=20, help="rows of the per-example table")
     return parser
 
 
-def _read(paths: Sequence[Path]) -> list[dict[str, Any]]:
+def _read(paths: Sequence[Path]) -> list[Record]:
     from ._jsonl import read_records
 
-    records: list[dict[str, Any]] = []
-    seen: dict[tuple[str, Any], Path] = {}
+    records: list[Record] = []
+    seen: dict[tuple[str, object], Path] = {}
     for path in paths:
         for record in read_records(path):
             key = (str(record.get("nodeid") or record.get("name")), record.get("trial"))
@@ -63,25 +70,29 @@ def _write(path: Path, text: str) -> None:
     write_atomic(path, text.encode("utf-8"))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> int:
+    """The command; ``prog`` names it in usage and messages (``editpred report`` too)."""
+    args = _parser(prog).parse_args(argv)
     from .._exceptions import EditPredError
-    from .._summary import Summary, format_eval_report
     from ..metrics import PredictionScore
+    from ._summary import Summary, format_eval_report
     from ._viewer import render_html, summary_of, terminal_lines
 
     try:
         records = _read(args.reports)
         baseline = _read([args.baseline]) if args.baseline else None
     except (OSError, ValueError, EditPredError) as error:
-        print(f"editpred-report: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
     if not records:
-        print("editpred-report: the reports hold no record", file=sys.stderr)
+        print(f"{prog}: the reports hold no record", file=sys.stderr)
         return 2
     out = sys.stdout
     rows = [
-        (r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]", PredictionScore.from_dict(r["metrics"]))
+        (
+            r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]",
+            PredictionScore.from_dict(r["metrics"]),
+        )
         for r in records
         if r.get("metrics")
     ]
@@ -107,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _write(args.html, render_html(records, summary, title=args.title, baseline=baseline, terminal=terminal))
             out.write(f"editpred html: {args.html}\n")
     except OSError as error:
-        print(f"editpred-report: cannot write: {error}", file=sys.stderr)
+        print(f"{prog}: cannot write: {error}", file=sys.stderr)
         return 2
     if args.fail_under is not None:
         total = summary["total"]
@@ -115,7 +126,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rate >= args.fail_under:
             out.write(f"gate: pass rate {rate:.1f}% >= {args.fail_under:g}% required: the run passes\n")
         else:
-            out.write(f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails (errors count as not passed)\n")
+            out.write(
+                f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails "
+                "(errors count as not passed)\n"
+            )
             status = 1
     if comparison is not None and args.fail_on_regression:
         if comparison.regressions:

@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._stats import Interval, paired_mean_difference
+from ._record import Record
+from ._stats import Interval, paired_mean_difference
 
 __all__ = ["Comparison", "ExampleChange", "compare"]
 
@@ -208,12 +209,12 @@ def _difference(value: Interval, *, scale: float, unit: str, digits: int) -> str
     )
 
 
-def _file_of(record: Mapping[str, Any]) -> str:
+def _file_of(record: Record) -> str:
     nodeid = str(record.get("nodeid") or "")
     return nodeid.split("::", 1)[0] if nodeid else str(record.get("path") or "")
 
 
-def _keys(*runs: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+def _keys(*runs: Sequence[Record]) -> dict[int, str]:
     """The example key of every record (by ``id``): its name, plus its file when two
     files give the same name in either run."""
     files: dict[str, set[str]] = {}
@@ -228,7 +229,7 @@ def _keys(*runs: Sequence[Mapping[str, Any]]) -> dict[int, str]:
     return keys
 
 
-def _aggregate(records: Iterable[Mapping[str, Any]], keys: Mapping[int, str]) -> dict[str, _Aggregate]:
+def _aggregate(records: Iterable[Record], keys: Mapping[int, str]) -> dict[str, _Aggregate]:
     trials: dict[str, list[tuple[int, str, float | None]]] = {}
     for record in records:
         metrics = record.get("metrics") or {}
@@ -261,8 +262,8 @@ def _status(old: _Aggregate, new: _Aggregate, tolerance: float) -> str:
 
 
 def compare(
-    old: Sequence[Mapping[str, Any]],
-    new: Sequence[Mapping[str, Any]],
+    old: Sequence[Record],
+    new: Sequence[Record],
     *,
     chrf_tolerance: float = _EPSILON,
     confidence: float = 0.95,

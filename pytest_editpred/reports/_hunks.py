@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from .._clip import clip
-from ..metrics._local import change_between
+from ._record import EditView, ExcerptLines, HistoryEntry, Hunk, LineDiff, Record
+
+if TYPE_CHECKING:
+    from ..judge import Verdict
+    from ..scene import Scene
 
 __all__ = [
     "CONTEXT",
@@ -35,6 +39,7 @@ __all__ = [
     "EXTRA_CONTEXT",
     "MAX_LINES",
     "MAX_LINE_CHARS",
+    "WindowDiffs",
     "edit_view",
     "line_diff",
     "view_diffs",
@@ -104,7 +109,7 @@ def line_diff(
     first_a: int = 1,
     first_b: int | None = None,
     context: int = CONTEXT,
-) -> dict[str, Any]:
+) -> LineDiff:
     """The hunks of ``a`` → ``b`` (see the module docstring). ``cursor_a``/``cursor_b``
     are character offsets; the lines holding them are shown even when unchanged.
     ``first_a``/``first_b`` number the texts' first lines (a window of a file)."""
@@ -125,13 +130,13 @@ def line_diff(
             [pb[0] - j1 + i1] if pb and j1 <= pb[0] < j2 else []
         ):
             keep.update(range(max(row - context, i1), min(row + context + 1, i2)))
-    hunks: list[dict[str, Any]] = []
-    current: dict[str, Any] | None = None
+    hunks: list[Hunk] = []
+    current: Hunk | None = None
     total = 0
     clipped = False
 
-    def start(na: int, nb: int) -> dict[str, Any]:
-        hunk: dict[str, Any] = {"a": na + first_a, "b": nb + first_b, "gap": 0, "above": [], "lines": []}
+    def start(na: int, nb: int) -> Hunk:
+        hunk: Hunk = {"a": na + first_a, "b": nb + first_b, "gap": 0, "above": [], "lines": []}
         hunks.append(hunk)
         return hunk
 
@@ -158,7 +163,7 @@ def line_diff(
         for k in range(j1, j2):
             emit("+", lb[k], i2, k)
     hidden_after = len(la) - _last_old_row(hunks, first_a)
-    diff: dict[str, Any] = {
+    diff: LineDiff = {
         "hunks": hunks,
         "below": [_clip_line(x) for x in la[len(la) - hidden_after :][:EXTRA_CONTEXT]] if hunks else [],
         "tail": hidden_after if hunks else 0,
@@ -170,7 +175,7 @@ def line_diff(
     return diff
 
 
-def _last_old_row(hunks: list[dict[str, Any]], first_a: int) -> int:
+def _last_old_row(hunks: list[Hunk], first_a: int) -> int:
     """0-based old-side row just after the last hunk."""
     if not hunks:
         return 0
@@ -178,7 +183,7 @@ def _last_old_row(hunks: list[dict[str, Any]], first_a: int) -> int:
     return last["a"] - first_a + sum(1 for op, _ in last["lines"] if op != "+")
 
 
-def _fix_gaps(hunks: list[dict[str, Any]], la: list[str], first_a: int) -> None:
+def _fix_gaps(hunks: list[Hunk], la: list[str], first_a: int) -> None:
     """Exact ``gap`` counts and ``above`` lines, from the hunks' own line numbers."""
     previous_end = 0
     for hunk in hunks:
@@ -188,7 +193,7 @@ def _fix_gaps(hunks: list[dict[str, Any]], la: list[str], first_a: int) -> None:
         previous_end = row + sum(1 for op, _ in hunk["lines"] if op != "+")
 
 
-def _strip_cursor(text: str | None) -> tuple[str | None, int | None]:
+def _strip_cursor(text: object) -> tuple[str | None, int | None]:
     """A view text with its drawn cursor taken out, and the cursor's offset."""
     if not isinstance(text, str):
         return None, None
@@ -198,7 +203,7 @@ def _strip_cursor(text: str | None) -> tuple[str | None, int | None]:
     return text[:at] + text[at + 1 :], at
 
 
-def _view_text(view: Any, key: str) -> Any:
+def _view_text(view: object, key: str) -> object:
     if isinstance(view, str):
         return view
     if isinstance(view, Mapping):
@@ -207,14 +212,31 @@ def _view_text(view: Any, key: str) -> Any:
     return None
 
 
-def view_diffs(record: Mapping[str, Any]) -> dict[str, Any] | None:
+class _WindowDiffsBase(TypedDict):
+    path: str | None
+    relative: bool  # True: the line numbers are the window's, not the file's
+
+
+class WindowDiffs(_WindowDiffsBase, total=False):
+    """The viewer's diffs of an older record, which has no ``diff`` field: from its
+    cursor windows (``expected_view``/``predicted_view``), numbered from the window's
+    first line unless the window says where it starts. Not a record's field: the
+    page's (the keys an :class:`EditView` has too mean the same)."""
+
+    paths: dict[str, str]  # {"expected": ..., "predicted": ...} when they differ
+    versus: LineDiff
+    predicted: LineDiff
+    expected: LineDiff
+
+
+def view_diffs(record: Record) -> EditView | WindowDiffs | None:
     """The viewer's diffs of a record: its ``diff`` field when the plugin wrote one
     (see :func:`edit_view`), else computed from ``expected_view``/``predicted_view``,
     the windows around the cursor older records carry (numbered from the window's
     first line: ``relative`` says the numbers are not the file's)."""
     given = record.get("diff")
     if isinstance(given, Mapping) and isinstance(given.get("predicted"), Mapping):
-        return dict(given)
+        return cast(EditView, dict(given))
     ev, pv = record.get("expected_view"), record.get("predicted_view")
     expected, ce = _strip_cursor(_view_text(ev, "expected"))
     predicted, cp = _strip_cursor(_view_text(pv, "predicted"))
@@ -223,9 +245,10 @@ def view_diffs(record: Mapping[str, Any]) -> dict[str, Any] | None:
     if expected is None and predicted is None:
         return None
     paths = [v.get("path") if isinstance(v, Mapping) else None for v in (ev, pv)]
-    start = next((v.get("start_line") for v in (ev, pv) if isinstance(v, Mapping) and isinstance(v.get("start_line"), int)), None)
+    starts = (v.get("start_line") for v in (ev, pv) if isinstance(v, Mapping))  # an older record's window may say
+    start = next((line for line in starts if isinstance(line, int)), None)
     first = start if start is not None else 1
-    out: dict[str, Any] = {"path": paths[0] or paths[1], "relative": start is None}
+    out: WindowDiffs = {"path": paths[0] or paths[1], "relative": start is None}
     if paths[0] and paths[1] and paths[0] != paths[1]:
         out["paths"] = {"expected": paths[0], "predicted": paths[1]}
     if expected is not None and predicted is not None:
@@ -238,7 +261,15 @@ def view_diffs(record: Mapping[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def edit_view(scene: Any, verdict: Any) -> dict[str, Any] | None:
+class _Comparison(TypedDict, total=False):
+    """The keys of an :class:`EditView` between ``predicted`` and ``history``."""
+
+    expected: LineDiff
+    versus: LineDiff
+    other_files: list[str]
+
+
+def edit_view(scene: Scene | None, verdict: Verdict | None) -> EditView | None:
     """The record's ``diff`` field, for the viewer: the cursor file's edit as the
     chosen expected candidate (``verdict.best``, Zed's rule) and the prediction make
     it, as hunks with the file's own line numbers, both cursors placed; the edit
@@ -249,45 +280,55 @@ def edit_view(scene: Any, verdict: Any) -> dict[str, Any] | None:
     """
     if verdict is None or scene is None:
         return None
-    from .._request import compute_excerpt
+    from ..scene import compute_excerpt
 
     cursor = scene.cursor
     path = cursor.path
     before = scene.buffers.get(path, "")
     predicted = verdict.predicted_buffers.get(path, before)
-    predicted_cursor = verdict.predicted_cursor[1] if verdict.predicted_cursor and verdict.predicted_cursor[0] == path else None
-    out: dict[str, Any] = {"path": path, "relative": False}
-    out["predicted"] = line_diff(before, predicted, cursor_a=cursor.offset, cursor_b=predicted_cursor)
+    predicted_cursor = (
+        verdict.predicted_cursor[1] if verdict.predicted_cursor and verdict.predicted_cursor[0] == path else None
+    )
+    predicted_diff = line_diff(before, predicted, cursor_a=cursor.offset, cursor_b=predicted_cursor)
+    between: _Comparison = {}
     if verdict.best is not None and 0 <= verdict.best < len(verdict.candidates):
         candidate = verdict.candidates[verdict.best]
         expected = candidate.buffers.get(path, before)
         expected_cursor = candidate.cursor[1] if candidate.cursor and candidate.cursor[0] == path else None
-        out["expected"] = line_diff(before, expected, cursor_a=cursor.offset, cursor_b=expected_cursor)
+        between["expected"] = line_diff(before, expected, cursor_a=cursor.offset, cursor_b=expected_cursor)
         if not verdict.passed:
-            out["versus"] = line_diff(expected, predicted, cursor_a=expected_cursor, cursor_b=predicted_cursor)
+            between["versus"] = line_diff(expected, predicted, cursor_a=expected_cursor, cursor_b=predicted_cursor)
     others = sorted(p for p in getattr(verdict, "changed_paths", ()) if p != path)
     if others:
-        out["other_files"] = others
-    out["history"] = [
+        between["other_files"] = others
+    history: list[HistoryEntry] = [
         {"path": e.path, "old_path": e.old_path, "diff": clip(e.diff, MAX_TEXT_CHARS), "predicted": bool(e.predicted)}
         for e in getattr(scene, "events", ())
     ]
     excerpt = compute_excerpt(before, cursor.offset)
-    out["excerpt"] = {
+    # One literal, so the keys are in the record's order (the JSONL's bytes).
+    return {
         "path": path,
-        "start_line": excerpt.start_row + 1,
-        "end_line": excerpt.start_row + max(len(_split(excerpt.text)), 1),
-        "cursor_line": cursor.row + 1,
-        "cursor_column": cursor.column,
-        "text": _around(excerpt.text, cursor.row - excerpt.start_row),
+        "relative": False,
+        "predicted": predicted_diff,
+        **between,
+        "history": history,
+        "excerpt": {
+            "path": path,
+            "start_line": excerpt.start_row + 1,
+            "end_line": excerpt.start_row + max(len(_split(excerpt.text)), 1),
+            "cursor_line": cursor.row + 1,
+            "cursor_column": cursor.column,
+            "text": _around(excerpt.text, cursor.row - excerpt.start_row),
+        },
     }
-    return out
 
 
-def _around(text: str, row: int, radius: int = 25) -> dict[str, Any]:
+def _around(text: str, row: int, radius: int = 25) -> ExcerptLines:
     """At most ``2 * radius + 1`` lines of ``text`` around ``row``: ``{first, lines}``
     with ``first`` the 0-based index of the first line kept."""
     lines = _split(text)
     first = max(0, min(row - radius, len(lines) - 2 * radius - 1))
-    return {"first": first, "lines": [_clip_line(x) for x in lines[first : first + 2 * radius + 1]], "total": len(lines)}
+    kept = [_clip_line(x) for x in lines[first : first + 2 * radius + 1]]
+    return {"first": first, "lines": kept, "total": len(lines)}
 

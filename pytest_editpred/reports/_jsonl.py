@@ -23,10 +23,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from .._exceptions import ConfigError
 from .._safe_json import loads_bounded
+from ._record import Record
 
 __all__ = ["JsonlReport", "read_records", "scrub_secrets"]
 
@@ -125,7 +126,7 @@ class JsonlReport:
             self.count = 0
         return self
 
-    def append(self, record: Mapping[str, Any]) -> None:
+    def append(self, record: Record) -> None:
         """Write one record as a line, then fsync it; on failure, undo the partial line."""
         if self._fd is None:
             raise ValueError(f"the JSONL report {self.path} is not open; call open() first")
@@ -168,7 +169,7 @@ class JsonlReport:
         self.close()
 
 
-def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+def read_records(path: str | os.PathLike[str]) -> list[Record]:
     """Every record of a JSONL report, in file order.
 
     A last line without its newline that is not valid JSON is the torn write of a
@@ -176,6 +177,9 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     object) is a :class:`ConfigError` naming the file and 1-based line: the file
     is a user's option value (``--editpred-baseline``), not ours to guess at.
     Blank lines are skipped.
+
+    A line that is a JSON object is taken as a :class:`Record` without checking its
+    fields: a file of an older version may lack some, and the readers allow for it.
     """
     where = Path(path)
     try:
@@ -190,7 +194,7 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     # ensure_ascii=False leaves unescaped inside strings.
     lines = data.split(b"\n")
     torn = not data.endswith(b"\n")
-    records: list[dict[str, Any]] = []
+    records: list[Record] = []
     for number, raw in enumerate(lines, start=1):
         last = number == len(lines)
         if not raw.strip():
@@ -213,5 +217,5 @@ def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
                 path=where,
                 line=number,
             )
-        records.append(value)
+        records.append(cast(Record, value))  # as written by JsonlReport.append; not validated
     return records

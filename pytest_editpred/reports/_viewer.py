@@ -42,11 +42,13 @@ import statistics
 import zlib
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
+from typing import Any, cast
 
 from .._clip import clip, clip_prompt, prompt_text
 from ._hunks import view_diffs
 from ._jsonl import scrub_secrets
+from ._lines import cursor_rate_line, rates_line, trial_lines
+from ._record import Record
 
 __all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_html", "summary_of", "terminal_lines"]
 
@@ -68,21 +70,23 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("kept_rate", "kept rate", "p", "share of the predicted characters the expected result keeps"),
     ("recall_rate", "recall rate", "p", "share of the expected characters the prediction produced"),
     ("wrong_editable_region", "wrong region", "b", "the prediction edits outside the region the model could edit"),
-    ("has_isolated_whitespace_changes", "whitespace only", "b", "the prediction changes whitespace on lines it otherwise leaves alone"),
+    ("has_isolated_whitespace_changes", "whitespace only", "b",
+     "the prediction changes whitespace on lines it otherwise leaves alone"),
     ("inserted_tokens", "inserted tokens", "i", "tokens the prediction inserts"),
     ("deleted_tokens", "deleted tokens", "i", "tokens the prediction deletes"),
 )
 SORTABLE = ("delta_chr_f", "exact_lines_f1", "cursor_distance", "reversal_ratio", "braces_disbalance", "kept_rate")
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def _metrics(record: Mapping[str, Any]) -> dict[str, Any]:
-    metrics = dict(record.get("metrics") or {})
+def _metrics(record: Record) -> dict[str, object]:
+    """The record's metrics, and their exact-lines F1 (which the record does not keep)."""
+    metrics: dict[str, object] = dict(record.get("metrics") or {})
     tp, fp, fn = (_number(metrics.get(f"exact_lines_{k}")) for k in ("tp", "fp", "fn"))
     if tp is not None and fp is not None and fn is not None and "exact_lines_f1" not in metrics:
         metrics["exact_lines_f1"] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
@@ -92,13 +96,13 @@ def _metrics(record: Mapping[str, Any]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- summary
 
 
-def summary_of(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def summary_of(records: Sequence[Record]) -> dict[str, Any]:
     """The run summary of ``records``, as the plugin computes it at the end of a run:
     Zed's SummaryJson over the scored predictions, plus the outcome counts, ``total``
     (the predictions that ran: skipped ones left out) and ``pass_rate`` (errors count
     as not passed). For a JSONL file read after the run, or several (shards)."""
-    from .._summary import Summary
     from ..metrics import PredictionScore
+    from ._summary import Summary
 
     counts = {k: sum(r.get("outcome") == k for r in records) for k in ("passed", "failed", "error", "skipped")}
     total = len(records) - counts["skipped"]
@@ -113,22 +117,23 @@ def summary_of(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return data
 
 
-def terminal_lines(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any]) -> list[str]:
+def terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> list[str]:
     """The rates, cursor and trials lines of the terminal summary, by the terminal's
-    own code (so the page cannot disagree with it, and the intervals are computed
-    once)."""
-    from ..integration import reporting
-
-    plain = [dict(r, metrics=r.get("metrics") or {}, nodeid=str(r.get("nodeid") or ""), outcome=str(r.get("outcome")))
-             for r in records]
+    own code (:mod:`._lines`: so the page cannot disagree with it, and the intervals
+    are computed once)."""
+    # A record read from a file of elsewhere may lack the fields the lines count by.
+    plain = [
+        cast(Record, dict(r, metrics=r.get("metrics") or {}, nodeid=str(r.get("nodeid") or ""),
+                          outcome=str(r.get("outcome"))))
+        for r in records
+    ]
     lines: list[str] = []
     try:
-        lines.append(reporting._rates_line(plain, dict(summary)))
-        cursor_line = getattr(reporting, "_cursor_rate_line", None)
-        cursor = cursor_line(plain) if cursor_line is not None else None
+        lines.append(rates_line(plain, dict(summary)))
+        cursor = cursor_rate_line(plain)
         if cursor:
             lines.append(cursor)
-        lines.extend(reporting._trial_lines(plain))
+        lines.extend(trial_lines(plain))
     except (KeyError, TypeError, ValueError):  # a summary from elsewhere lacking a count
         pass
     return lines
@@ -140,7 +145,7 @@ _CHRF = re.compile(rf"mean delta-chrF {_NUMBER}(?: over (\d+) scored)?(?: \[95% 
 _CURSOR = re.compile(rf"cursor exact match {_NUMBER}% \((\d+) of (\d+) ([^)]*)\)")
 
 
-def _cards(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], terminal: Sequence[str]) -> dict[str, Any]:
+def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequence[str]) -> dict[str, Any]:
     """The numbers of the summary cards, each with its denominator: the counts and
     Summary fields of ``summary``, the intervals as the terminal printed them."""
 
@@ -180,11 +185,13 @@ def _cards(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], ter
             cards[key] = summary[key]
     cursor = next((m for m in map(_CURSOR.search, terminal) if m), None)
     if cursor:
-        cards["cursor"] = {"rate": float(cursor[1]) / 100, "exact": int(cursor[2]), "of": int(cursor[3]), "which": cursor[4]}
+        cards["cursor"] = {
+            "rate": float(cursor[1]) / 100, "exact": int(cursor[2]), "of": int(cursor[3]), "which": cursor[4]
+        }
     elif "cursor_exact_match_rate" in cards:
         exact = sum(1 for r in records if (r.get("metrics") or {}).get("cursor_exact_match") is True)
-        cards["cursor"] = {"rate": cards["cursor_exact_match_rate"], "exact": exact, "of": cards.get("cursor_total_evaluated"),
-                           "which": "with an expected cursor"}
+        cards["cursor"] = {"rate": cards["cursor_exact_match_rate"], "exact": exact,
+                           "of": cards.get("cursor_total_evaluated"), "which": "with an expected cursor"}
     latencies = sorted(v for v in (_number(r.get("latency")) for r in records) if v is not None)
     if latencies:
         cards["latency_median"] = statistics.median(latencies)
@@ -196,12 +203,7 @@ def _cards(records: Sequence[Mapping[str, Any]], summary: Mapping[str, Any], ter
 # --------------------------------------------------------------------------- data
 
 
-def _file_of(record: Mapping[str, Any]) -> str:
-    nodeid = str(record.get("nodeid") or "")
-    return nodeid.split("::", 1)[0] if nodeid else str(record.get("path") or "")
-
-
-def _detail(record: Mapping[str, Any]) -> dict[str, Any]:
+def _detail(record: Record) -> dict[str, Any]:
     """What an opened item shows beyond its index entry: bounded in size."""
     prompt = record.get("prompt")
     raw = record.get("raw_output")
@@ -222,7 +224,9 @@ def _detail(record: Mapping[str, Any]) -> dict[str, Any]:
         "best": record.get("best_candidate"),
         "matched": record.get("matched_candidate"),
         "metrics": {k: _strict(v) for k, v in _metrics(record).items() if not isinstance(v, (dict, list))},
-        "prompt": clip(prompt_text(clip_prompt(prompt, PAGE_TEXT_CHARS)), PAGE_TEXT_CHARS) if prompt is not None else None,
+        "prompt": (
+            clip(prompt_text(clip_prompt(prompt, PAGE_TEXT_CHARS)), PAGE_TEXT_CHARS) if prompt is not None else None
+        ),
         "raw": clip(raw, PAGE_TEXT_CHARS) if isinstance(raw, str) else None,
         "diff": diffs,
     }
@@ -247,7 +251,8 @@ def _chunk_tags(details: list[Any]) -> str:
     if sum(len(t) for t in texts) <= COMPRESS_ABOVE:
         return "".join(f'<script type="application/json" id="ep-chunk-{n}">{t}</script>' for n, t in enumerate(texts))
     return "".join(
-        f'<script type="application/x-editpred-gzip" id="ep-chunk-{n}">{_pack(part)}</script>' for n, part in enumerate(parts)
+        f'<script type="application/x-editpred-gzip" id="ep-chunk-{n}">{_pack(part)}</script>'
+        for n, part in enumerate(parts)
     )
 
 
@@ -262,9 +267,9 @@ def _strict(value: Any) -> Any:
 
 
 def page_data(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Record],
     summary: Mapping[str, Any] | None = None,
-    baseline: Sequence[Mapping[str, Any]] | None = None,
+    baseline: Sequence[Record] | None = None,
     terminal: Sequence[str] | None = None,
 ) -> tuple[dict[str, Any], list[Any]]:
     """The page's index (parsed at load) and every record's details (in the page's
@@ -285,7 +290,7 @@ def page_data(
     metric_names = [m[0] for m in METRICS]
     keys = _keys(base, records) if base else _keys(records)
 
-    def entry(index: int, record: Mapping[str, Any], run: str) -> list[Any]:
+    def entry(index: int, record: Record, run: str) -> list[Any]:
         metrics = _metrics(record)
         trial = record.get("trial")
         return [
@@ -298,7 +303,10 @@ def page_data(
             models.index(str(record["model"])) if record.get("model") else -1,
             trial if isinstance(trial, int) else 1,
             _number(record.get("latency")),
-            [_strict(metrics.get(name)) if not isinstance(metrics.get(name), (dict, list)) else None for name in metric_names],
+            [
+                _strict(metrics.get(name)) if not isinstance(metrics.get(name), (dict, list)) else None
+                for name in metric_names
+            ],
             run,
         ]
 
@@ -359,11 +367,11 @@ def _script_hash(script: str) -> str:
 
 
 def render_html(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Record],
     summary: Mapping[str, Any] | None = None,
     title: str = "Edit-prediction report",
     *,
-    baseline: Sequence[Mapping[str, Any]] | None = None,
+    baseline: Sequence[Record] | None = None,
     terminal: Sequence[str] | None = None,
 ) -> str:
     """The whole report page as one string (write it with ``encoding="utf-8"``).
@@ -372,8 +380,9 @@ def render_html(
     ``terminal``: the summary lines the terminal printed, so their intervals are not
     computed again.
 
-    ``records`` are :func:`record_of` dicts. An item's diffs come from its ``diff``
-    field (:func:`~pytest_editpred.reports._hunks.edit_view`: the file's own line
+    ``records`` are :class:`~pytest_editpred.reports.Record` values (``record_of``, or a
+    JSONL report read back). An item's diffs come from its ``diff``
+    field (:func:`~pytest_editpred.reports.edit_view`: the file's own line
     numbers, the edit history, the excerpt), else from ``expected_view`` /
     ``predicted_view`` (``{path, before, expected | predicted}`` windows with the
     cursor drawn as ``‸``), else the predicted patch. ``summary`` is the run's
@@ -388,13 +397,17 @@ def render_html(
     who = sorted(
         {" / ".join(dict.fromkeys(str(x) for x in (r.get("provider"), r.get("model")) if x)) for r in records} - {""}
     )
-    subtitle = " · ".join([*who, f"{len(records)} predictions"] + ([f"compared with a baseline of {len(baseline)}"] if baseline is not None else []))
+    compared = [f"compared with a baseline of {len(baseline)}"] if baseline is not None else []
+    subtitle = " · ".join([*who, f"{len(records)} predictions", *compared])
     csp = (
         "default-src 'none'; style-src 'unsafe-inline'; "
         f"script-src '{_script_hash(JS)}'; img-src data:; base-uri 'none'; form-action 'none'"
     )
     chunk_tags = _chunk_tags(details)
-    e = lambda value: escape(str(value), quote=True)  # noqa: E731
+
+    def e(value: object) -> str:
+        return escape(str(value), quote=True)
+
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -408,7 +421,8 @@ def render_html(
         '<nav id="filters" class="filters" aria-label="Filters and sorting"></nav>'
         '<div id="main" class="main"><div id="list-pane" class="list-pane">'
         '<div id="list" class="list" role="listbox" tabindex="0" aria-label="Items"><div id="spacer"></div></div></div>'
-        '<article id="detail" class="card" aria-live="polite" tabindex="-1"><p class="muted">Select an item.</p></article></div>'
+        '<article id="detail" class="card" aria-live="polite" tabindex="-1">'
+        '<p class="muted">Select an item.</p></article></div>'
         '<p class="keys">Keys: <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> next/previous item, '
         "<kbd>n</kbd>/<kbd>p</kbd> next/previous failure or error, <kbd>/</kbd> search, "
         "<kbd>u</kbd> unified/split, <kbd>Esc</kbd> back to the list.</p>"

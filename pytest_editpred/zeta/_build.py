@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
-from .._request import hunks
+from ..scene import hunks
 from ._excerpt import cursor_excerpt, fixed_line_window_around_cursor
 from ._input import Diagnostic, Event, RelatedExcerpt, RelatedFile, ZetaInput
 from ._ranges import compute_legacy_excerpt_ranges
 from ._syntax import syntax_ranges
 
 if TYPE_CHECKING:
-    from .._example import RecentFile, RetrievedFile
-    from .._request import EditEvent, PredictionRequest
+    from ..example import RecentFile, RetrievedFile
+    from ..scene import EditEvent, PredictionRequest
 
 __all__ = ["RELATED_LINES_ABOVE", "RELATED_LINES_BELOW", "build_input", "related_files", "retrieved_files"]
 

@@ -9,7 +9,7 @@ as in Zed's ``max_point().row``.
 
 from __future__ import annotations
 
-from ._input import nbytes
+from .._text import nbytes
 
 __all__ = ["EXCERPT_TOKENS", "cursor_excerpt", "fixed_line_window_around_cursor"]
 

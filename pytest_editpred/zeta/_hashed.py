@@ -31,10 +31,11 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from .._exceptions import PredictionError
-from ..metrics._histogram import histogram_diff
+from .._text import line_start, line_starts, nbytes
+from ..metrics import histogram_diff
 from ._formats import CURSOR_MARKER, SEED_END, rust_lines
 from ._history import path_components
-from ._input import RelatedExcerpt, RelatedFile, ZetaInput, estimate_tokens, line_start, nbytes
+from ._input import RelatedExcerpt, RelatedFile, ZetaInput, estimate_tokens
 from ._multi_region import V0618_LIMITS, compute_marker_offsets_with_limits, strip_marker_tags
 
 __all__ = [
@@ -913,15 +914,6 @@ def encode_patch_as_output(input: ZetaInput, patch: str) -> str:
 # -- the answer as the new cursor excerpt ---------------------------------------------
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    position = text.find("\n")
-    while position >= 0:
-        starts.append(position + 1)
-        position = text.find("\n", position + 1)
-    return starts
-
-
 Point = tuple[int, int]  # (file row, column)
 
 
@@ -938,7 +930,7 @@ class _ExcerptFrame:
     def __init__(self, excerpt: str, first_row: int) -> None:
         self.virtual = not excerpt.endswith("\n")
         self.text = excerpt + "\n" if self.virtual else excerpt
-        self.starts = _line_starts(self.text)
+        self.starts = line_starts(self.text)
         self.first_row = first_row
         self.begin: Point = (first_row, 0)
         self.end: Point = _point(self.text, len(self.text), first_row)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._input import Event, estimate_tokens, nbytes
+from .._text import nbytes
+from ._input import Event, estimate_tokens
 
 __all__ = ["path_components", "render_path", "write_event", "format_edit_history_within_budget"]
 

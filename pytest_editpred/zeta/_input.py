@@ -22,40 +22,13 @@ __all__ = [
     "Diagnostic",
     "ExcerptRanges",
     "ZetaInput",
-    "nbytes",
     "estimate_tokens",
-    "line_start",
 ]
-
-
-def nbytes(text: str) -> int:
-    """The UTF-8 length of ``text`` (what Zed's ``len()`` measures)."""
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def estimate_tokens(byte_length: int) -> int:
     """§1.1: ``bytes // 3``, applied to a concatenation's length as written."""
     return byte_length // 3
-
-
-def line_start(text: str, row: int) -> int | None:
-    """The character offset where row ``row`` (0-based) of ``text`` starts: just after
-    its ``row``-th ``\n``; None when ``text`` has fewer newlines than that.
-
-    A text that ends with ``\n`` has an empty last row, starting at ``len(text)``.
-    Zeta edits and excerpts are anchored at file rows, so the parsers, the hashed
-    format and the teacher prompts all need this one offset, and they must agree on
-    it. Callers decide what past-the-end means to them (no line, or the end of the
-    text). One ``str.find`` a row: linear in the offset reached, whatever the length
-    of the text after it.
-    """
-    position = 0
-    for _ in range(row):
-        newline = text.find("\n", position)
-        if newline < 0:
-            return None
-        position = newline + 1
-    return position
 
 
 @dataclass(frozen=True)

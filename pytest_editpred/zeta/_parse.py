@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._exceptions import PredictionError
+from .._text import line_start
 from ._formats import CURSOR_MARKER, NO_EDITS, AnyFormat, Zeta1Format, ZetaFormat, parse_usize, rust_lines
-from ._input import ZetaInput, line_start
+from ._input import ZetaInput
 from ._multi_region import (
     MarkerError,
     apply_marker_span,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from .._text import nbytes
 from ._formats import (
     CURSOR_MARKER,
     MERGE_CURRENT,
@@ -21,7 +22,7 @@ from ._formats import (
     rust_lines,
 )
 from ._history import format_edit_history_within_budget
-from ._input import RelatedFile, ZetaInput, estimate_tokens, nbytes
+from ._input import RelatedFile, ZetaInput, estimate_tokens
 from ._multi_region import (
     compute_marker_offsets,
     compute_marker_offsets_v0318,

@@ -12,7 +12,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Protocol
 
-from ._input import ExcerptRanges, ZetaInput, nbytes
+from .._text import nbytes
+from ._input import ExcerptRanges, ZetaInput
 from ._multi_region import V0318_LIMITS, compute_marker_offsets_with_limits, cursor_block_index
 
 __all__ = [

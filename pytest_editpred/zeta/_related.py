@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._input import Diagnostic, RelatedFile, estimate_tokens, nbytes
+from .._text import nbytes, split_inclusive
+from ._input import Diagnostic, RelatedFile, estimate_tokens
 
 __all__ = [
     "clamp_text_to_token_count",
@@ -27,22 +28,13 @@ def clamp_text_to_token_count(text: str, max_tokens: int) -> str:
         return text
     end_bytes = 0
     end = 0
-    for line in _split_inclusive(text):
+    for line in split_inclusive(text):
         size = nbytes(line)
         if estimate_tokens(end_bytes + size) > max_tokens:
             break
         end_bytes += size
         end += len(line)
     return text[:end]
-
-
-def _split_inclusive(text: str) -> list[str]:
-    """Rust's ``split_inclusive('\\n')``: pieces keep their newline."""
-    pieces = text.split("\n")
-    out = [p + "\n" for p in pieces[:-1]]
-    if pieces[-1]:
-        out.append(pieces[-1])
-    return out
 
 
 def format_related_files_within_budget(

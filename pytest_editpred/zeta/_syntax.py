@@ -18,7 +18,7 @@ from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from ._input import nbytes
+from .._text import nbytes
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser

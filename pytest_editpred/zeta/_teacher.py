@@ -17,9 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .._exceptions import PredictionError
+from .._text import nbytes
 from ._formats import CURSOR_MARKER, ZetaFormat, rust_lines
 from ._history import write_event
-from ._input import ZetaInput, nbytes
+from ._input import ZetaInput
 from ._ranges import resolve_cursor_region
 from ._related import format_active_buffer_diagnostics_with_budget, format_related_files_within_budget
 from ._teacher_templates import TEACHER_TEMPLATE

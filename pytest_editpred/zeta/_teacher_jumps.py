@@ -9,6 +9,7 @@ share one marker table, built from the same prepared input.
 from __future__ import annotations
 
 from .._exceptions import PredictionError
+from .._text import nbytes
 from ._hashed import (
     Span,
     build_marker_table,
@@ -20,7 +21,7 @@ from ._hashed import (
     write_snippet_with_markers,
 )
 from ._history import format_edit_history_within_budget
-from ._input import ZetaInput, estimate_tokens, nbytes
+from ._input import ZetaInput, estimate_tokens
 from ._teacher import FENCE, TextEdit, extract_all_codeblocks, fill_template, is_no_edits
 from ._teacher_templates import TEACHER_JUMPS_TEMPLATE
 

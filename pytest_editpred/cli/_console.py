@@ -1,0 +1,57 @@
+"""What a command says: one line per problem, progress on a terminal, a summary.
+
+Every command of ``editpred`` reports the same way, so a user (or a script reading
+the output) learns it once: a problem is one line ``path:line: message (fix)`` on
+standard error and the work goes on; progress is drawn only on a terminal, never
+into a pipe or a file; the summary is the last line on standard output.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+__all__ = ["Console"]
+
+
+class Console:
+    """The output of one command run; counts its problems for the exit status."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.problems = 0
+        self._drawn = False
+
+    @property
+    def interactive(self) -> bool:
+        return self.err.isatty()
+
+    def problem(self, where: str, message: str, fix: str | None = None, line: int | None = None) -> None:
+        """One line naming the file (and line or row), what is wrong and the fix."""
+        self.problems += 1
+        self._clear()
+        place = f"{where}:{line}" if line is not None else where
+        self.err.write(f"{place}: {_one_line(message)}" + (f" ({_one_line(fix)})" if fix else "") + "\n")
+
+    def progress(self, done: int, total: int | None, what: str) -> None:
+        """``what done/total`` redrawn in place on a terminal; nothing otherwise."""
+        if not self.interactive:
+            return
+        self.err.write(f"\r{what} {done}" + (f"/{total}" if total is not None else "") + "\x1b[K")
+        self.err.flush()
+        self._drawn = True
+
+    def summary(self, text: str) -> None:
+        self._clear()
+        self.out.write(text + "\n")
+
+    def _clear(self) -> None:
+        if self._drawn:
+            self.err.write("\r\x1b[K")
+            self._drawn = False
+
+
+def _one_line(text: str) -> str:
+    """Control characters shown escaped: a message may quote outside data."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in " ".join(text.split("\n")))

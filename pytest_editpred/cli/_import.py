@@ -1,0 +1,89 @@
+"""``editpred import FORMAT SOURCE -o DIR``: public next-edit data sets as examples.
+
+Each fixture or row becomes one Zed-format example on the canvas repository
+(``datasets.md``), written atomically, never over an existing one without
+``--force``. A bad item is one line on standard error (file, line or row, reason,
+fix) and the import goes on; the summary says how many examples were written, how
+many items were skipped and how many pieces of items were dropped (the scored edits
+and retrieved chunks an example has no place for).
+
+Exit status: 0 when every item was written, 1 when some were skipped (bad items,
+examples that exist already), 2 when the source cannot be read or the output cannot
+be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ._console import Console
+
+__all__ = ["register"]
+
+_FORMATS = ("copilot-nes", "nep", "crosscodeeval")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "import",
+        help="turn a public next-edit data set into Zed-format examples",
+        description="Turn a public next-edit data set into Zed-format examples on the canvas repository "
+        "(octocat/hello-world, shipped with pytest-editpred, so they run offline). "
+        "Run them with: pytest DIR --editpred-provider=...",
+    )
+    parser.add_argument("format", metavar="FORMAT", choices=_FORMATS,
+                        help="the source's format: copilot-nes (a fixture directory with recording.w.json, "
+                        "or a directory of them), nep or crosscodeeval (a .jsonl file)")
+    parser.add_argument("source", metavar="SOURCE", type=Path, help="the fixture directory or .jsonl file to import")
+    parser.add_argument("-o", "--output", metavar="DIR", type=Path, required=True,
+                        help="the directory the examples are written to (created if missing)")
+    parser.add_argument("--format", dest="output_format", choices=("markdown", "jsonl"), default="markdown",
+                        help="one .md file per example (default), or one examples.jsonl in ep's JSON fields")
+    parser.add_argument("--force", action="store_true", help="overwrite examples that exist already")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from ..corpus import ExampleWriter, Imported, ImportSourceError, import_examples
+
+    output: Path = args.output
+    if output.exists() and not output.is_dir():
+        console.problem(str(output), "the output is not a directory", "Give -o a directory (it is created if missing).")
+        return 2
+    writer = ExampleWriter(output, args.output_format, force=args.force)
+    written = skipped = dropped = done = 0
+    try:
+        items = import_examples(args.format, args.source)
+        for item in items:
+            done += 1
+            console.progress(done, None, "importing")
+            if not isinstance(item, Imported):
+                console.problem(item.where, item.message, item.fix, line=item.line)
+                skipped += 1
+                continue
+            dropped += item.dropped
+            if writer.write(item.example):
+                written += 1
+            else:
+                where = f"{item.where}:{item.line}" if item.line is not None else item.where
+                console.problem(str(writer.exists[-1]), f"not written: an example of this name exists (from {where})",
+                                "Use --force to overwrite it, or another -o directory.")
+                skipped += 1
+        writer.close()
+    except ImportSourceError as error:
+        console.problem(str(args.source), error.message, error.fix)
+        return 2
+    except OSError as error:
+        console.problem(str(output), f"cannot write the examples: {error.strerror or error}",
+                        "Give -o a writable directory with free space.")
+        return 2
+    if args.output_format == "jsonl" and writer.exists and written:
+        console.problem(str(writer.exists[-1]), "not written: the file exists", "Use --force to overwrite it.")
+        skipped += written
+        written = 0
+    noun = "example" if written == 1 else "examples"
+    console.summary(f"editpred import: {written} {noun} written to {output}, {skipped} skipped, "
+                    f"{dropped} dropped (scored edits or retrieved context an example has no place for)")
+    return 1 if skipped else 0

@@ -1,0 +1,374 @@
+"""Splitting a corpus into named parts, as Zed's ``ep split`` does
+(``zed-authoring-and-context.md`` §2.2, ``split_dataset.rs``).
+
+Examples that share a key stay together, so a test split never holds an example of
+the file (or repository) a train split learned from: ``cursor-path`` (Zed's default)
+keys by the cursor's file, ``project`` by its first path component, ``repo`` by the
+repository URL, ``none`` makes every example its own group. Groups are ordered by
+key (examples without one follow as their own groups, in input order), shuffled, and
+dealt out greedily: each sized output in turn takes whole groups until it holds at
+least its target, so it may overshoot; the one ``rest`` output takes what is left.
+
+One rule differs from Zed on purpose: Zed shuffles with Rust's ``StdRng`` (ChaCha12),
+which a port cannot reproduce draw for draw (§7.4), so ``--seed N`` here seeds
+Python's :class:`random.Random` (Mersenne Twister, ``shuffle``): the same seed gives
+the same split on every machine and Python version this package supports, but not
+Zed's split for that seed. Without a seed one is drawn and reported, so any split
+can be made again.
+
+Inputs are a folder of ``.md`` examples (walked, sorted) or a ``.jsonl`` file (or
+standard input). An output whose name ends in ``.jsonl`` is a JSONL file, any other a
+folder of ``.md`` files. An example goes out as it came in when the formats agree: a
+``.md`` file copied byte for byte (same relative path), a JSONL line as it was; only
+across formats is it rendered (:func:`~pytest_editpred.example.to_json`,
+:func:`~pytest_editpred.example.to_markdown`). Nothing is written until every output
+is known to be writable, and nothing is overwritten without ``force``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .._exceptions import ConfigError
+
+__all__ = [
+    "STRATIFY",
+    "Record",
+    "SplitResult",
+    "SplitSpec",
+    "assign",
+    "group_key",
+    "parse_spec",
+    "read_records",
+    "split",
+    "targets",
+    "write_outputs",
+]
+
+STRATIFY = ("cursor-path", "project", "repo", "none")
+Stratify = Literal["cursor-path", "project", "repo", "none"]
+
+_PERCENT = re.compile(r"\d+(\.\d+)?%|\.\d+%")
+_FRACTION = re.compile(r"\d*\.\d+")
+_COUNT = re.compile(r"\d+")
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    """One ``OUT=SIZE``: ``kind`` is ``fraction`` (``P%``, or a decimal such as
+    ``0.8``), ``count`` or ``rest``; ``value`` the fraction of the total (0-1) or the count."""
+
+    out: Path
+    kind: Literal["fraction", "count", "rest"]
+    value: float = 0.0
+
+    @property
+    def jsonl(self) -> bool:
+        return self.out.suffix.lower() == ".jsonl"
+
+
+def parse_spec(text: str) -> SplitSpec:
+    """``OUT=SIZE``, split at the last ``=`` (Zed's rule). SIZE is ``P%`` (0-100, Zed's
+    form), a decimal fraction from 0 to 1 with a point (``0.8``; ``1`` is a count, ``1.0``
+    everything), a whole count, or ``rest``. A bad one is a :class:`ConfigError`."""
+    out, sep, size = text.rpartition("=")
+    fix = "Write OUT=SIZE, SIZE being P% (0-100), a fraction such as 0.25, a count such as 500, or rest."
+    if not sep or not out:
+        raise ConfigError(f"{text!r}: expected OUT=SIZE", fix=fix)
+    size = size.strip()
+    if size == "rest":
+        return SplitSpec(Path(out), "rest")
+    if _PERCENT.fullmatch(size):
+        percent = float(size[:-1])
+        if percent > 100:
+            raise ConfigError(f"{text!r}: {size} is over 100%", fix=fix)
+        return SplitSpec(Path(out), "fraction", percent / 100)
+    if _FRACTION.fullmatch(size):
+        fraction = float(size)
+        if fraction > 1:
+            raise ConfigError(f"{text!r}: the fraction {size} is over 1", fix=fix)
+        return SplitSpec(Path(out), "fraction", fraction)
+    if _COUNT.fullmatch(size):
+        return SplitSpec(Path(out), "count", int(size))
+    raise ConfigError(f"{text!r}: cannot read the size {size!r}", fix=fix)
+
+
+def check_specs(specs: Sequence[SplitSpec]) -> None:
+    """At least one output, at most one ``rest`` (Zed's message), no output twice."""
+    if not specs:
+        raise ConfigError("no output: give at least one OUT=SIZE", fix="For example: train.jsonl=80% test.jsonl=rest")
+    if sum(spec.kind == "rest" for spec in specs) > 1:
+        raise ConfigError("only one split can use 'rest'", fix="Give every output but one a size.")
+    seen: set[str] = set()
+    for spec in specs:
+        key = os.path.normcase(os.path.abspath(spec.out))
+        if key in seen:
+            raise ConfigError(f"the output {spec.out} is named twice", fix="Give each output its own name.")
+        seen.add(key)
+
+
+# ------------------------------------------------------------------------ input
+
+
+@dataclass
+class Record:
+    """One example as read: the bytes written back when formats agree, where it came
+    from (a ``.md`` file's path relative to the input folder, or a JSONL line number),
+    and its fields when it could be read (None: it goes to a group of its own)."""
+
+    data: bytes
+    origin: str
+    line: int | None
+    fields: dict[str, Any] | None
+    example: Any = field(default=None, repr=False)
+    error: str | None = None
+
+
+def read_records(source: Path | None, stdin: bytes | None = None) -> list[Record]:
+    """The examples of a folder of ``.md`` files, a ``.jsonl`` file, or standard input
+    (``source`` None or ``-``: JSONL). An :class:`OSError` is the caller's to report."""
+    if source is None or str(source) == "-":
+        return _jsonl_records(stdin if stdin is not None else b"", "<stdin>")
+    if source.is_dir():
+        return _markdown_records(source)
+    if source.suffix.lower() == ".jsonl":
+        return _jsonl_records(source.read_bytes(), str(source))
+    raise ConfigError(
+        f"{source}: the input must be a folder of .md examples or a .jsonl file",
+        fix="Give a folder or a .jsonl file (or nothing, for JSONL on standard input).",
+    )
+
+
+def _markdown_records(folder: Path) -> list[Record]:
+    from .._exceptions import EditPredError
+    from ..example import from_markdown, looks_like_example, to_json
+
+    records = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = Path(root, name)
+            if path.suffix.lower() != ".md" or not looks_like_example(path):
+                continue
+            data = path.read_bytes()
+            relative = path.relative_to(folder).as_posix()
+            try:
+                example = from_markdown(data.decode("utf-8"), path)
+            except (UnicodeDecodeError, EditPredError) as error:
+                reason = error.reason if isinstance(error, EditPredError) else "the file is not valid UTF-8"
+                records.append(Record(data, relative, None, None, error=reason))
+                continue
+            records.append(Record(data, relative, None, to_json(example), example=example))
+    return records
+
+
+def _jsonl_records(data: bytes, where: str) -> list[Record]:
+    records = []
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        if not raw.strip():
+            continue
+        line = raw.rstrip(b"\r\n")
+        try:
+            fields = json.loads(line)
+        except (ValueError, RecursionError):
+            fields = None
+        records.append(Record(line, where, number, fields if isinstance(fields, dict) else None))
+    return records
+
+
+# --------------------------------------------------------------------- grouping
+
+
+def group_key(record: Record, stratify: Stratify) -> str | None:
+    """The record's group under ``stratify`` (None: a group of its own)."""
+    fields = record.fields
+    if fields is None or stratify == "none":
+        return None
+    if stratify == "repo":
+        value = fields.get("repository_url")
+        return value if isinstance(value, str) else None
+    path = fields.get("cursor_path")
+    if not isinstance(path, str):
+        return None
+    return re.split(r"[/\\]", path, maxsplit=1)[0] if stratify == "project" else path
+
+
+def targets(specs: Sequence[SplitSpec], total: int) -> list[int]:
+    """Each output's target in examples, in order: a fraction ``round(total × f)``
+    (half away from zero, as Rust rounds), a count as given, each capped at what the
+    earlier targets left; ``rest`` everything the others leave."""
+    left = total
+    result = []
+    for spec in specs:
+        if spec.kind == "rest":
+            result.append(-1)
+            continue
+        wanted = math.floor(total * spec.value + 0.5) if spec.kind == "fraction" else int(spec.value)
+        take = min(wanted, left)
+        left -= take
+        result.append(take)
+    return [left if t == -1 else t for t in result]
+
+
+def assign(records: Sequence[Record], specs: Sequence[SplitSpec], stratify: Stratify, seed: int) -> list[list[int]]:
+    """The records (by index) each output gets: groups by key in key order, then the
+    keyless ones in input order, shuffled with ``random.Random(seed)``, dealt greedily
+    to the sized outputs in order; ``rest`` takes the remaining groups. Groups left
+    over when no output is ``rest`` go nowhere."""
+    keyed: dict[str, list[int]] = {}
+    single: list[list[int]] = []
+    for index, record in enumerate(records):
+        key = group_key(record, stratify)
+        if key is None:
+            single.append([index])
+        else:
+            keyed.setdefault(key, []).append(index)
+    groups = [keyed[key] for key in sorted(keyed)] + single
+    random.Random(seed).shuffle(groups)
+    goal = targets(specs, len(records))
+    result: list[list[int]] = [[] for _ in specs]
+    position = 0
+    for number, spec in enumerate(specs):
+        if spec.kind == "rest":
+            continue
+        while len(result[number]) < goal[number] and position < len(groups):
+            result[number].extend(groups[position])
+            position += 1
+    for number, spec in enumerate(specs):
+        if spec.kind == "rest":
+            for group in groups[position:]:
+                result[number].extend(group)
+            position = len(groups)
+    return [sorted(indices) for indices in result]
+
+
+# ----------------------------------------------------------------------- output
+
+
+@dataclass
+class SplitResult:
+    """What was written: per output, its path and the number of examples; the seed
+    used; the groups; and one line per example that could not be converted."""
+
+    written: list[tuple[Path, int]]
+    seed: int
+    groups: int
+    examples: int
+    problems: list[tuple[str, int | None, str]] = field(default_factory=list)
+
+
+def existing_outputs(specs: Sequence[SplitSpec]) -> list[Path]:
+    """Outputs that would overwrite something: a JSONL file that exists, a folder
+    that exists and is not empty (a stale example left in it would join the split)."""
+    found = []
+    for spec in specs:
+        out = spec.out
+        if spec.jsonl:
+            if out.exists():
+                found.append(out)
+        elif out.exists() and (not out.is_dir() or any(out.iterdir())):
+            found.append(out)
+    return found
+
+
+def _as_json_line(record: Record) -> bytes | str:
+    """The record as a JSONL line: as read, or a ``.md`` example rendered."""
+    if record.line is not None:
+        return record.data
+    if record.fields is None:
+        return f"{record.origin}: {record.error or 'not an example'}, so it cannot be written as JSON"
+    return json.dumps(record.fields, ensure_ascii=False).encode("utf-8")
+
+
+def write_outputs(
+    records: Sequence[Record], specs: Sequence[SplitSpec], assignment: Sequence[Sequence[int]]
+) -> tuple[list[tuple[Path, int]], list[tuple[str, int | None, str]]]:
+    """Write each output atomically file by file; examples that cannot be converted
+    to the output's format are skipped and returned as ``(where, line, message)``."""
+    from .._files import write_atomic
+    from ..example import from_json, safe_id, to_markdown
+
+    written: list[tuple[Path, int]] = []
+    problems: list[tuple[str, int | None, str]] = []
+    for spec, indices in zip(specs, assignment, strict=True):
+        count = 0
+        if spec.jsonl:
+            lines: list[bytes] = []
+            for index in indices:
+                line = _as_json_line(records[index])
+                if isinstance(line, str):
+                    problems.append((str(spec.out), None, line))
+                    continue
+                lines.append(line)
+            if spec.out.parent != Path(""):
+                spec.out.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(spec.out, b"".join(line + b"\n" for line in lines))
+            written.append((spec.out, len(lines)))
+            continue
+        spec.out.mkdir(parents=True, exist_ok=True)
+        names: set[str] = set()
+        for index in indices:
+            record = records[index]
+            if record.line is None:  # a .md file: the same bytes under the same name
+                target = spec.out / record.origin
+                target.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(target, record.data)
+                count += 1
+                continue
+            try:
+                example = from_json(record.data.decode("utf-8"), record.origin)
+            except Exception as error:  # noqa: BLE001 - EditPredError or a decode error
+                reason = getattr(error, "reason", None) or str(error)
+                problems.append((record.origin, record.line, f"not an example, so it cannot be .md: {reason}"))
+                continue
+            if example.name == (Path(record.origin).stem if record.origin != "<stdin>" else ""):
+                example_name = f"{Path(record.origin).stem}-{record.line}"
+            else:
+                example_name = example.name
+            name = safe_id(example_name) or f"example-{record.line}"
+            candidate, n = name, 2
+            while candidate in names:
+                candidate, n = f"{name}-{n}", n + 1
+            names.add(candidate)
+            write_atomic(spec.out / f"{candidate}.md", to_markdown(example))
+            count += 1
+        written.append((spec.out, count))
+    return written, problems
+
+
+def split(
+    source: Path | None,
+    specs: Sequence[SplitSpec],
+    *,
+    stratify: Stratify = "cursor-path",
+    seed: int | None = None,
+    force: bool = False,
+    stdin: bytes | None = None,
+) -> SplitResult:
+    """Read, assign and write. :class:`ConfigError` for bad specs or an output that
+    exists without ``force``; :class:`OSError` when a file cannot be read or written."""
+    check_specs(specs)
+    if not force:
+        existing = existing_outputs(specs)
+        if existing:
+            raise ConfigError(
+                f"{existing[0]} exists" + (f" (and {len(existing) - 1} more outputs)" if len(existing) > 1 else ""),
+                fix="Name new outputs, or pass --force to write over them.",
+            )
+    records = read_records(source, stdin)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**63)
+    assignment = assign(records, specs, stratify, seed)
+    written, problems = write_outputs(records, specs, assignment)
+    groups = len({group_key(r, stratify) for r in records if group_key(r, stratify) is not None}) + sum(
+        group_key(r, stratify) is None for r in records
+    )
+    return SplitResult(written, seed, groups, len(records), problems)

@@ -1,0 +1,299 @@
+"""The run-level summary: Zed's ``SummaryJson`` and the ``ep eval`` report (§4.9).
+
+A run is summarised over *predictions*, not examples (an example scored with three
+trials counts three times), because that is what ``ep eval`` does and the numbers
+should be comparable with it. Exact lines are micro-averaged (counts summed, then
+P/R/F1), everything else is a plain mean; a rate over "predictions where the
+metric applies" is None when it applies to none, and then left out of the JSON.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+from ..metrics import CHR_F_BETA, ClassificationMetrics, PredictionScore
+
+__all__ = ["SUMMARY_JSON_FIELDS", "Summary", "format_eval_report", "percentile"]
+
+# SummaryJson fields serialised with ``skip_serializing_if = "Option::is_none"``.
+_SKIP_IF_NONE = frozenset(
+    {
+        "qa_avg_reverts_edits",
+        "qa_avg_confidence",
+        "cursor_exact_match_rate",
+        "cursor_avg_distance",
+        "cursor_total_evaluated",
+        "wrong_editable_region_rate",
+        "avg_kept_rate",
+        "avg_recall_rate",
+        "total_kept_chars",
+        "total_correctly_deleted_chars",
+        "total_discarded_chars",
+        "avg_editable_context_coverage",
+        "editable_context_changed_lines_reachable",
+        "editable_context_total_changed_lines",
+    }
+)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def _mean_or_none(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Zed's ``SummaryJson``, field for field; rates are fractions (0–1), the
+    chrF average is on its own 0–100 scale.
+
+    The QA and editable-context fields exist for parity and stay None: this package
+    runs no QA model and scores no retrieval context.
+    """
+
+    total_examples: int
+    avg_delta_chr_f: float
+    delta_chr_f_beta: float
+    delta_chr_f_true_positives: int
+    delta_chr_f_false_positives: int
+    delta_chr_f_false_negatives: int
+    delta_chr_f_precision: float
+    delta_chr_f_recall: float
+    avg_braces_disbalance: float
+    exact_lines_true_positives: int
+    exact_lines_false_positives: int
+    exact_lines_false_negatives: int
+    exact_lines_precision: float
+    exact_lines_recall: float
+    exact_lines_f1: float
+    avg_reversal_ratio: float
+    qa_avg_reverts_edits: float | None
+    qa_avg_confidence: float | None
+    cursor_exact_match_rate: float | None
+    cursor_avg_distance: float | None
+    cursor_total_evaluated: int | None
+    wrong_editable_region_rate: float | None
+    isolated_whitespace_rate: float
+    avg_kept_rate: float | None
+    avg_recall_rate: float | None
+    total_kept_chars: int | None
+    total_correctly_deleted_chars: int | None
+    total_discarded_chars: int | None
+    avg_editable_context_coverage: float | None
+    editable_context_changed_lines_reachable: int | None
+    editable_context_total_changed_lines: int | None
+
+    @classmethod
+    def from_scores(cls, scores: Sequence[PredictionScore]) -> Summary:
+        exact = ClassificationMetrics(
+            sum(s.exact_lines_tp for s in scores),
+            sum(s.exact_lines_fp for s in scores),
+            sum(s.exact_lines_fn for s in scores),
+        )
+        cursor_set = [s for s in scores if s.cursor_exact_match is not None]
+        distances = [s.cursor_distance for s in scores if s.cursor_distance is not None]
+        with_patch = [s for s in scores if s.wrong_editable_region is not None]
+        kept = [s.kept_rate for s in scores if s.kept_rate is not None]
+        recall = [s.recall_rate for s in scores if s.recall_rate is not None]
+        kept_chars = [s.kept_chars for s in scores if s.kept_chars is not None]
+        deleted_chars = [
+            s.correctly_deleted_chars for s in scores if s.correctly_deleted_chars is not None
+        ]
+        discarded = [s.discarded_chars for s in scores if s.discarded_chars is not None]
+        coverage = [
+            s.editable_context_coverage for s in scores if s.editable_context_coverage is not None
+        ]
+        return cls(
+            total_examples=len(scores),
+            avg_delta_chr_f=_mean([s.delta_chr_f for s in scores]),
+            delta_chr_f_beta=CHR_F_BETA,
+            delta_chr_f_true_positives=sum(s.delta_chr_f_true_positives for s in scores),
+            delta_chr_f_false_positives=sum(s.delta_chr_f_false_positives for s in scores),
+            delta_chr_f_false_negatives=sum(s.delta_chr_f_false_negatives for s in scores),
+            delta_chr_f_precision=_mean([s.delta_chr_f_precision for s in scores]),
+            delta_chr_f_recall=_mean([s.delta_chr_f_recall for s in scores]),
+            avg_braces_disbalance=_mean([s.braces_disbalance for s in scores]),
+            exact_lines_true_positives=exact.true_positives,
+            exact_lines_false_positives=exact.false_positives,
+            exact_lines_false_negatives=exact.false_negatives,
+            exact_lines_precision=exact.precision,
+            exact_lines_recall=exact.recall,
+            exact_lines_f1=exact.f1,
+            avg_reversal_ratio=_mean([s.reversal_ratio for s in scores]),
+            qa_avg_reverts_edits=None,
+            qa_avg_confidence=None,
+            cursor_exact_match_rate=_mean_or_none(
+                [1.0 if s.cursor_exact_match else 0.0 for s in cursor_set]
+            ),
+            cursor_avg_distance=_mean_or_none(distances),
+            cursor_total_evaluated=len(cursor_set) or None,
+            wrong_editable_region_rate=_mean_or_none(
+                [1.0 if s.wrong_editable_region else 0.0 for s in with_patch]
+            ),
+            isolated_whitespace_rate=_mean(
+                [1.0 if s.has_isolated_whitespace_changes else 0.0 for s in scores]
+            ),
+            avg_kept_rate=_mean_or_none(kept),
+            avg_recall_rate=_mean_or_none(recall),
+            total_kept_chars=sum(kept_chars) if kept_chars else None,
+            total_correctly_deleted_chars=sum(deleted_chars) if deleted_chars else None,
+            total_discarded_chars=sum(discarded) if discarded else None,
+            avg_editable_context_coverage=_mean_or_none(coverage),
+            editable_context_changed_lines_reachable=None,
+            editable_context_total_changed_lines=None,
+        )
+
+    def to_summary_json(self) -> dict[str, int | float | None]:
+        """What ``ep eval --summary-json`` writes: ``?`` fields left out when None."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if not (getattr(self, f.name) is None and f.name in _SKIP_IF_NONE)
+        }
+
+
+SUMMARY_JSON_FIELDS = tuple(f.name for f in fields(Summary))
+
+# ------------------------------------------------------------------------------ report
+
+_WIDTH = 101
+_SEPARATOR = "─" * _WIDTH
+_NAME_WIDTH = 40
+_PERCENTILES = (25, 50, 75, 90, 99)
+
+
+def _truncate(name: str, width: int = _NAME_WIDTH) -> str:
+    return name if len(name) <= width else name[: width - 3] + "..."
+
+
+def percentile(sorted_values: Sequence[int], p: float) -> int:
+    """``ep eval``'s percentile: the value at index ``round(p/100·(n−1))``, where
+    round goes half away from zero (Rust's ``f64::round``, not Python's ``round``)."""
+    index = math.floor(p / 100 * (len(sorted_values) - 1) + 0.5)
+    return sorted_values[index]
+
+
+def _cursor_cell(score: PredictionScore) -> str:
+    if score.cursor_exact_match is None:
+        return "-"
+    if score.cursor_exact_match:
+        return "✓"
+    if score.cursor_distance is not None:
+        return f"±{score.cursor_distance}"
+    return "✗"
+
+
+def _row(name: str, score: PredictionScore) -> str:
+    return (
+        f"{_truncate(name):<40} {score.delta_chr_f:>8.2f} {score.braces_disbalance:>5} "
+        f"{score.exact_lines.f1 * 100:>6.1f}% {score.reversal_ratio * 100:>6.1f}% "
+        f"{_cursor_cell(score):>6} {'✗' if score.wrong_editable_region else '':>5}"
+    )
+
+
+def _percent_cell(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate * 100:.0f}%"
+
+
+def format_eval_report(
+    rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False
+) -> str:
+    """The ``ep eval`` table (§4.9) for ``(example name, score)`` rows, without the
+    QA columns.
+
+    At most ``limit`` rows are listed unless ``verbose``; the totals always cover
+    every row. The token-change percentiles are taken over the predictions that had
+    a patch (``wrong_editable_region`` set) and changed at least one token: the
+    score does not keep the patch text, so "changed a token" stands in for Zed's
+    "non-empty ``actual_patch``".
+    """
+    lines = [
+        _SEPARATOR,
+        (
+            f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} "
+            f"{'Cursor':>6} {'WrgER':>5}"
+        ),
+        _SEPARATOR,
+    ]
+    shown = rows if verbose else rows[:limit]
+    lines.extend(_row(name, score) for name, score in shown)
+    if len(shown) < len(rows):
+        lines.append(
+            f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)"
+        )
+    lines.append(_SEPARATOR)
+    scores = [score for _, score in rows]
+    if scores:
+        lines.extend(_totals(Summary.from_scores(scores), scores))
+    return "\n".join(lines) + "\n"
+
+
+def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
+    out = [
+        (
+            f"{'TOTAL / AVERAGE':<40} {summary.avg_delta_chr_f:>8.2f} "
+            f"{summary.avg_braces_disbalance:>5.1f} {summary.exact_lines_f1 * 100:>6.1f}% "
+            f"{summary.avg_reversal_ratio * 100:>6.1f}% "
+            f"{_percent_cell(summary.cursor_exact_match_rate):>6} "
+            f"{_percent_cell(summary.wrong_editable_region_rate):>5}"
+        ),
+        _SEPARATOR,
+        (
+            f"Delta chrF (β={summary.delta_chr_f_beta:.1f}): "
+            f"TP={summary.delta_chr_f_true_positives}, "
+            f"FP={summary.delta_chr_f_false_positives}, "
+            f"FN={summary.delta_chr_f_false_negatives}, "
+            f"P={summary.delta_chr_f_precision * 100:.1f}%, "
+            f"R={summary.delta_chr_f_recall * 100:.1f}%"
+        ),
+    ]
+    if summary.cursor_total_evaluated:
+        exact = sum(1 for s in scores if s.cursor_exact_match)
+        rate = summary.cursor_exact_match_rate or 0.0
+        distance = (
+            "-" if summary.cursor_avg_distance is None else f"{summary.cursor_avg_distance:.1f}"
+        )
+        out.append(
+            f"Cursor: {exact}/{summary.cursor_total_evaluated} exact matches "
+            f"({rate * 100:.1f}%), avg distance: {distance} bytes"
+        )
+    isolated = sum(1 for s in scores if s.has_isolated_whitespace_changes)
+    out.append(
+        f"Isolated whitespace changes: {isolated}/{len(scores)} "
+        f"({summary.isolated_whitespace_rate * 100:.1f}%)"
+    )
+    kept_evaluated = sum(1 for s in scores if s.kept_rate is not None)
+    if summary.avg_kept_rate is not None:
+        out.append(
+            f"Kept rate: {summary.avg_kept_rate * 100:.1f}% avg ({kept_evaluated} evaluated, "
+            f"kept chars: {summary.total_kept_chars or 0}, "
+            f"correctly deleted chars: {summary.total_correctly_deleted_chars or 0}, "
+            f"discarded chars: {summary.total_discarded_chars or 0})"
+        )
+    recall_evaluated = sum(1 for s in scores if s.recall_rate is not None)
+    if summary.avg_recall_rate is not None:
+        out.append(
+            f"Recall rate: {summary.avg_recall_rate * 100:.1f}% avg ({recall_evaluated} evaluated)"
+        )
+    changed = [
+        s
+        for s in scores
+        if s.wrong_editable_region is not None and s.inserted_tokens + s.deleted_tokens > 0
+    ]
+    if changed:
+        columns = {
+            "inserted": sorted(s.inserted_tokens for s in changed),
+            "deleted": sorted(s.deleted_tokens for s in changed),
+            "total": sorted(s.inserted_tokens + s.deleted_tokens for s in changed),
+        }
+        out.append(f"Token changes ({len(changed)} predictions with a patch):")
+        out.append(f"{'':<10}" + "".join(f"{f'p{p}':>8}" for p in _PERCENTILES))
+        for label, values in columns.items():
+            out.append(
+                f"{label:<10}" + "".join(f"{percentile(values, p):>8}" for p in _PERCENTILES)
+            )
+    return out

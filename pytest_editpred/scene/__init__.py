@@ -1,0 +1,32 @@
+"""The scene: the moment an example describes, rebuilt from git (zed-format.md §3).
+
+The second stage: an :class:`~pytest_editpred.example.Example` becomes buffers (the
+repository at the revision, the uncommitted diff, the edit history replayed), a cursor
+and a :class:`PredictionRequest`, the one thing a completion function is handed.
+Repository URLs, the local mirror cache and every git call live here; patches are
+applied to buffers here too, since the oracle and the judge both need that.
+"""
+
+from ._patch import Patched, apply_patch
+from ._repository import RepositoryCache, default_cache_dir
+from ._request import Cursor, EditEvent, Excerpt, PredictionRequest, compute_excerpt, hunks
+from ._scene import Scene, build_scene, unified_diff
+from ._urls import redact, split_path
+
+__all__ = [
+    "Cursor",
+    "EditEvent",
+    "Excerpt",
+    "Patched",
+    "PredictionRequest",
+    "RepositoryCache",
+    "Scene",
+    "apply_patch",
+    "build_scene",
+    "compute_excerpt",
+    "default_cache_dir",
+    "hunks",
+    "redact",
+    "split_path",
+    "unified_diff",
+]

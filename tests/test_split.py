@@ -1,0 +1,165 @@
+"""``editpred split``: Zed's ``ep split`` rules (sizes, stratification, greedy dealing)
+with a fixed seed; byte-for-byte copies; refusals as one line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from pytest_editpred.cli import main
+from pytest_editpred.corpus._split import Record, SplitSpec, assign, parse_spec, targets
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lines(n: int, key: str = "cursor_path", values: list[str] | None = None) -> str:
+    out = []
+    for i in range(n):
+        value = values[i] if values else f"f{i}.py"
+        out.append(json.dumps({"name": f"e{i}", "repository_url": "https://x/r", "revision": "abc",
+                               "cursor_path": value, "cursor_position": "x<|user_cursor|>", key: value}))
+    return "\n".join(out) + "\n"
+
+
+def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], list[str]]:
+    before = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        status = main(["split", *args])
+    finally:
+        os.chdir(before)
+    out, err = capsys.readouterr()
+    return status, out.splitlines(), err.splitlines()
+
+
+def names(path: Path) -> list[str]:
+    return [json.loads(line)["name"] for line in path.read_text().splitlines()]
+
+
+def test_exact_assignment_for_a_fixed_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(10))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=30%", "b.jsonl=2", "c.jsonl=rest", "--seed", "7")
+    assert (status, err) == (0, [])
+    assert out == [
+        "Stratifying by cursor-path (10 unique groups, 10 examples), seed 7",
+        "a.jsonl: 3 examples",
+        "b.jsonl: 2 examples",
+        "c.jsonl: 5 examples",
+    ]
+    got = [names(tmp_path / f"{x}.jsonl") for x in "abc"]
+    # random.Random(7).shuffle of the groups f0..f9 gives f8 f3 f1 | f4 f7 | f0 f9 f6 f2 f5
+    assert got == [["e1", "e3", "e8"], ["e4", "e7"], ["e0", "e2", "e5", "e6", "e9"]]
+    first = got
+    run(tmp_path, capsys, "in.jsonl", "a.jsonl=30%", "b.jsonl=2", "c.jsonl=rest", "--seed", "7", "--force")
+    assert [names(tmp_path / f"{x}.jsonl") for x in "abc"] == first  # same seed, same split
+
+
+def test_assignment_is_pinned() -> None:
+    """The draw for seed 0 is fixed: random.Random(0).shuffle of the sorted groups."""
+    records = [Record(b"", "in", i + 1, {"cursor_path": f"f{i}.py"}) for i in range(6)]
+    specs = [SplitSpec(Path("a.jsonl"), "fraction", 0.5), SplitSpec(Path("b.jsonl"), "rest")]
+    assert assign(records, specs, "cursor-path", 0) == [[1, 2, 4], [0, 3, 5]]
+    result = assign(records, specs, "cursor-path", 0)
+    assert result == assign(records, specs, "cursor-path", 0)
+    assert sorted(result[0] + result[1]) == list(range(6)) and len(result[0]) == 3
+    pinned = assign(records, specs, "cursor-path", 0)
+    import random
+
+    groups = [[i] for i in range(6)]
+    random.Random(0).shuffle(groups)
+    assert pinned == [sorted(sum(groups[:3], [])), sorted(sum(groups[3:], []))]
+
+
+def test_stratification_keeps_a_key_in_one_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = ["src/a.py"] * 4 + ["src/b.py"] * 3 + ["lib/c.py"] * 3
+    (tmp_path / "in.jsonl").write_text(lines(10, values=paths))
+    for seed in range(5):
+        run(tmp_path, capsys, "in.jsonl", "x.jsonl=50%", "y.jsonl=rest", "--seed", str(seed), "--force")
+        for name in ("x", "y"):
+            rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+            for path in {r["cursor_path"] for r in rows}:
+                assert sum(r["cursor_path"] == path for r in rows) == paths.count(path)
+        run(tmp_path, capsys, "in.jsonl", "x.jsonl=50%", "y.jsonl=rest", "--seed", str(seed), "--force",
+            "--stratify", "project")
+        x = {json.loads(line)["cursor_path"].split("/")[0] for line in (tmp_path / "x.jsonl").read_text().splitlines()}
+        y = {json.loads(line)["cursor_path"].split("/")[0] for line in (tmp_path / "y.jsonl").read_text().splitlines()}
+        assert not x & y
+
+
+def test_repo_stratification_and_markdown_copies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(tmp_path, capsys, str(ROOT / "evals"), "train=50%", "test=rest", "--stratify", "repo",
+                           "--seed", "3")
+    assert (status, err) == (0, [])
+    assert out[0] == "Stratifying by repo (4 unique groups, 26 examples), seed 3"
+    train = sorted(p.name for p in (tmp_path / "train").iterdir())
+    test = sorted(p.name for p in (tmp_path / "test").iterdir())
+    assert {n.split("--")[0] for n in train}.isdisjoint({n.split("--")[0] for n in test})
+    assert len(train) + len(test) == 26
+    for name in train:
+        assert (tmp_path / "train" / name).read_bytes() == (ROOT / "evals" / name).read_bytes()
+
+
+def test_sizes_as_fractions_and_counts() -> None:
+    specs = [parse_spec("a=25%"), parse_spec("b=0.5"), parse_spec("c=3"), parse_spec("d=rest")]
+    assert [s.kind for s in specs] == ["fraction", "fraction", "count", "rest"]
+    assert targets(specs, 10) == [3, 5, 2, 0]  # 2.5 rounds up, as Rust's round; c capped at what is left
+    assert targets([parse_spec("a=1"), parse_spec("b=1.0")], 4) == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["a.jsonl=x"], "editpred split: 'a.jsonl=x': cannot read the size 'x' (Write OUT=SIZE, SIZE being P% "
+                        "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
+        (["a.jsonl=101%"], "editpred split: 'a.jsonl=101%': 101% is over 100% (Write OUT=SIZE, SIZE being P% "
+                           "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
+        (["a.jsonl=-1"], "editpred split: 'a.jsonl=-1': cannot read the size '-1' (Write OUT=SIZE, SIZE being P% "
+                         "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
+        (["a.jsonl=rest", "b.jsonl=rest"], "editpred split: only one split can use 'rest' (Give every output but "
+                                           "one a size.)"),
+    ],
+)
+def test_bad_sizes_are_one_usage_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], line: str
+) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(3))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", *args)
+    assert (status, err, out) == (2, [line], [])
+    assert not (tmp_path / "a.jsonl").exists()
+
+
+def test_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(3))
+    (tmp_path / "a.jsonl").write_text("keep\n")
+    status, _, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=rest")
+    assert (status, err) == (
+        2, ["editpred split: a.jsonl exists (Name new outputs, or pass --force to write over them.)"]
+    )
+    assert (tmp_path / "a.jsonl").read_text() == "keep\n"
+    status, _, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=rest", "--force")
+    assert (status, err) == (0, [])
+    assert len((tmp_path / "a.jsonl").read_text().splitlines()) == 3
+
+
+def test_jsonl_to_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(tmp_path, capsys, str(ROOT / "evals" / "follow-ups.jsonl"), "md=rest", "--seed", "1")
+    assert (status, err) == (0, [])
+    from pytest_editpred.example import from_json, load_examples
+
+    written = sorted((tmp_path / "md").iterdir())
+    assert len(written) == 3
+    originals = {from_json(line).name: from_json(line)
+                 for line in (ROOT / "evals" / "follow-ups.jsonl").read_text().splitlines() if line.strip()}
+    for path in written:
+        [example] = load_examples(path)
+        assert example == originals[example.name]
+
+
+def test_outputs_may_follow_the_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(10))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "--seed", "7", "a.jsonl=30%", "b.jsonl=2", "c.jsonl=rest")
+    assert (status, err) == (0, [])
+    assert [names(tmp_path / f"{x}.jsonl") for x in "abc"] == [["e1", "e3", "e8"], ["e4", "e7"], ["e0", "e2", "e5", "e6", "e9"]]
