@@ -56,12 +56,23 @@ def split_commit(tmp: Path, quick: bool) -> None:
     revisions = ["HEAD~300..HEAD"] if quick else ["HEAD"]
     for fmt in ("markdown", "jsonl"):
         out = tmp / f"split-{fmt}"
-        argv = ["split-commit", str(FLASK), *revisions, "-o", str(out), "--url", "https://github.com/pallets/flask",
-                "--format", fmt]
+        argv = [
+            "split-commit",
+            str(FLASK),
+            *revisions,
+            "-o",
+            str(out),
+            "--url",
+            "https://github.com/pallets/flask",
+            "--format",
+            fmt,
+        ]
         code, seconds, summary = quiet(argv)
         written, commits = (_count(summary, what) for what in ("examples written", "commits read"))
-        print(f"split-commit, flask {' '.join(revisions)}, {fmt}: {commits} commits, {written} examples in "
-              f"{seconds:.1f} s = {written / seconds:.0f} examples/s, {commits / seconds:.0f} commits/s (exit {code})")
+        print(
+            f"split-commit, flask {' '.join(revisions)}, {fmt}: {commits} commits, {written} examples in "
+            f"{seconds:.1f} s = {written / seconds:.0f} examples/s, {commits / seconds:.0f} commits/s (exit {code})"
+        )
 
 
 def _count(summary: str, what: str) -> int:
@@ -81,9 +92,17 @@ def nep_rows(count: int) -> str:
         new = current[:]
         new[k + 1] = new[k + 1].replace("compute", "compute_fast")
         head = f"\ndef function_{i}(x):\n"
-        row = {"commit": f"{i:040x}", "message": "m", "old_file": f"pkg/m{i}.py", "new_file": f"pkg/m{i}.py",
-               "status": "M", "old_contents": head + "".join(body), "current_contents": head + "".join(current),
-               "new_contents": head + "".join(new), "text": "x"}
+        row = {
+            "commit": f"{i:040x}",
+            "message": "m",
+            "old_file": f"pkg/m{i}.py",
+            "new_file": f"pkg/m{i}.py",
+            "status": "M",
+            "old_contents": head + "".join(body),
+            "current_contents": head + "".join(current),
+            "new_contents": head + "".join(new),
+            "text": "x",
+        }
         lines.append(json.dumps(row) + "\n")
     return "".join(lines)
 
@@ -110,12 +129,21 @@ def lint(tmp: Path, quick: bool) -> None:
     corpus.mkdir()
     for i, (name, text) in enumerate(files.items()):
         (corpus / f"ex{i:04d}.md").write_text(example_text(name, text.split("\n"), revision, 1))
-    argv = ["lint", str(corpus), "--editpred-repo", f"{URL}={repo}", "--editpred-offline",
-            "--editpred-cache-dir", str(tmp / "lint-cache")]
+    argv = [
+        "lint",
+        str(corpus),
+        "--editpred-repo",
+        f"{URL}={repo}",
+        "--editpred-offline",
+        "--editpred-cache-dir",
+        str(tmp / "lint-cache"),
+    ]
     for run in ("cold", "warm"):
         code, seconds, summary = quiet(argv)
-        print(f"lint, {count} examples of 2,000 lines, {run}: {seconds:.1f} s = {count / seconds:.0f} examples/s "
-              f"(exit {code}: {summary})")
+        print(
+            f"lint, {count} examples of 2,000 lines, {run}: {seconds:.1f} s = {count / seconds:.0f} examples/s "
+            f"(exit {code}: {summary})"
+        )
 
 
 def main_() -> None:

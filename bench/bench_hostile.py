@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from gitrepos import make_repo  # noqa: E402
 
 URL = "https://github.com/acme/hostile"
-CONFTEST = '''
+CONFTEST = """
 from pathlib import Path
 
 import pytest
@@ -61,7 +61,7 @@ def editpred_completion():
         return Prediction()
 
     return complete
-'''
+"""
 
 
 def _front(rev: str) -> str:
@@ -187,8 +187,15 @@ def run(name: str, scale: float, timeout: float, profile: bool, memory_gb: float
         command += ["-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "evals"]
         env = {**os.environ, "PYTHONPATH": os.environ.get("EDITPRED_BENCH_CODE", str(ROOT))}
         start = time.perf_counter()
-        child = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                 text=True, start_new_session=True)
+        child = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
         try:
             output, _ = child.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -215,7 +222,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--only", action="append", choices=sorted(CASES))
     parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--memory-gb", type=float, default=6.0, help="address-space cap of the child (a MemoryError past it)")
+    parser.add_argument(
+        "--memory-gb", type=float, default=6.0, help="address-space cap of the child (a MemoryError past it)"
+    )
     args = parser.parse_args()
     for name in args.only or CASES:
         run(name, args.scale, args.timeout, args.profile, args.memory_gb)

@@ -39,7 +39,9 @@ def source(rng: random.Random, lines: int) -> str:
     out = []
     for n in range(lines):
         indent = "    " * rng.randint(0, 3)
-        out.append(f"{indent}{rng.choice(WORDS)}_{n} = {rng.choice(WORDS)}({rng.choice(WORDS)}, {rng.randint(0, 999)})  # {rng.choice(WORDS)}")
+        out.append(
+            f"{indent}{rng.choice(WORDS)}_{n} = {rng.choice(WORDS)}({rng.choice(WORDS)}, {rng.randint(0, 999)})  # {rng.choice(WORDS)}"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -62,36 +64,80 @@ def one(rng: random.Random, n: int, lines: int) -> dict[str, Any]:
     if outcome == "passed":
         predicted = expected
     else:
-        predicted = "\n".join(rows[: at + 1] + [added.replace("(", "[").replace(")", "]"), rows[at + 1] + "  # changed"] + rows[at + 2 :])
+        predicted = "\n".join(
+            rows[: at + 1] + [added.replace("(", "[").replace(")", "]"), rows[at + 1] + "  # changed"] + rows[at + 2 :]
+        )
     exp_cursor = expected.index(added) + len(added)
     scene = SimpleNamespace(
         cursor=SimpleNamespace(path="src/module.py", offset=cursor, row=at, column=len(rows[at])),
         buffers={"src/module.py": text},
-        events=(SimpleNamespace(path="src/module.py", old_path="src/module.py", diff=f"@@ -{at},2 +{at},3 @@\n {rows[at - 1]}\n+{rows[at]}\n {rows[at + 1]}\n", predicted=False),),
+        events=(
+            SimpleNamespace(
+                path="src/module.py",
+                old_path="src/module.py",
+                diff=f"@@ -{at},2 +{at},3 @@\n {rows[at - 1]}\n+{rows[at]}\n {rows[at + 1]}\n",
+                predicted=False,
+            ),
+        ),
     )
     verdict = SimpleNamespace(
-        passed=outcome == "passed", best=0,
+        passed=outcome == "passed",
+        best=0,
         candidates=(SimpleNamespace(buffers={"src/module.py": expected}, cursor=("src/module.py", exp_cursor)),),
-        predicted_buffers={"src/module.py": predicted}, predicted_cursor=("src/module.py", exp_cursor), changed_paths=("src/module.py",),
+        predicted_buffers={"src/module.py": predicted},
+        predicted_cursor=("src/module.py", exp_cursor),
+        changed_paths=("src/module.py",),
     )
     chrf = 100.0 if outcome == "passed" else round(rng.uniform(0, 90), 2)
     name = f"{rng.choice(['flask', 'zed', 'tokio', 'react'])}--{rng.choice(WORDS)}-{n:05d}"
     record: dict[str, Any] = {
-        "name": name, "nodeid": f"evals/{name}.md::{name}", "path": f"/ci/evals/{name}.md",
-        "repository_url": f"https://github.com/acme/{name.split('--')[0]}", "revision": "0" * 40,
-        "tags": rng.sample(WORDS, 2), "provider": "openai", "model": "qwen-coder-7b", "trial": 1, "outcome": outcome,
-        "reason": "matches expected patch 1" if outcome == "passed" else "the prediction matches none of the 1 expected patch(es)",
-        "attempts": [{"ordinal": 1, "error": None, "latency": 0.4}], "latency": round(rng.uniform(0.1, 3.0), 3),
-        "cached": False, "usage": {"prompt_tokens": 4000, "completion_tokens": 60},
-        "prompt": "<|editable_region|>\n" + "\n".join(rows[max(0, at - 150) : at + 150]), "raw_output": added,
-        "best_candidate": 1, "matched_candidate": 1 if outcome == "passed" else None, "notes": [],
-        "metrics": {"delta_chr_f": chrf, "delta_chr_f_true_positives": 10, "delta_chr_f_false_positives": 0,
-                    "delta_chr_f_false_negatives": 0, "delta_chr_f_precision": chrf / 100, "delta_chr_f_recall": chrf / 100,
-                    "delta_chr_f_beta": 0.5, "braces_disbalance": 0, "exact_lines_tp": 1, "exact_lines_fp": 0,
-                    "exact_lines_fn": 0, "reversal_ratio": 0.0, "cursor_distance": 0, "cursor_exact_match": True,
-                    "wrong_editable_region": False, "has_isolated_whitespace_changes": False, "inserted_tokens": 5,
-                    "deleted_tokens": 0, "kept_rate": 1.0, "recall_rate": 1.0, "kept_chars": 30,
-                    "correctly_deleted_chars": 0, "discarded_chars": 0},
+        "name": name,
+        "nodeid": f"evals/{name}.md::{name}",
+        "path": f"/ci/evals/{name}.md",
+        "repository_url": f"https://github.com/acme/{name.split('--')[0]}",
+        "revision": "0" * 40,
+        "tags": rng.sample(WORDS, 2),
+        "provider": "openai",
+        "model": "qwen-coder-7b",
+        "trial": 1,
+        "outcome": outcome,
+        "reason": "matches expected patch 1"
+        if outcome == "passed"
+        else "the prediction matches none of the 1 expected patch(es)",
+        "attempts": [{"ordinal": 1, "error": None, "latency": 0.4}],
+        "latency": round(rng.uniform(0.1, 3.0), 3),
+        "cached": False,
+        "usage": {"prompt_tokens": 4000, "completion_tokens": 60},
+        "prompt": "<|editable_region|>\n" + "\n".join(rows[max(0, at - 150) : at + 150]),
+        "raw_output": added,
+        "best_candidate": 1,
+        "matched_candidate": 1 if outcome == "passed" else None,
+        "notes": [],
+        "metrics": {
+            "delta_chr_f": chrf,
+            "delta_chr_f_true_positives": 10,
+            "delta_chr_f_false_positives": 0,
+            "delta_chr_f_false_negatives": 0,
+            "delta_chr_f_precision": chrf / 100,
+            "delta_chr_f_recall": chrf / 100,
+            "delta_chr_f_beta": 0.5,
+            "braces_disbalance": 0,
+            "exact_lines_tp": 1,
+            "exact_lines_fp": 0,
+            "exact_lines_fn": 0,
+            "reversal_ratio": 0.0,
+            "cursor_distance": 0,
+            "cursor_exact_match": True,
+            "wrong_editable_region": False,
+            "has_isolated_whitespace_changes": False,
+            "inserted_tokens": 5,
+            "deleted_tokens": 0,
+            "kept_rate": 1.0,
+            "recall_rate": 1.0,
+            "kept_chars": 30,
+            "correctly_deleted_chars": 0,
+            "discarded_chars": 0,
+        },
     }
     if outcome == "error":
         record.update(metrics={}, reason="infrastructure: the model server could not be reached", latency=None)
@@ -103,8 +149,9 @@ def one(rng: random.Random, n: int, lines: int) -> dict[str, Any]:
 def frame_after(b: Browser, action: str) -> float:
     """Milliseconds from running ``action`` (which fires the event) to the next painted frame."""
     return b.js(
-        "new Promise((done) => { const t0 = performance.now();" + action +
-        "; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0)); })"
+        "new Promise((done) => { const t0 = performance.now();"
+        + action
+        + "; requestAnimationFrame(() => setTimeout(() => done(performance.now() - t0), 0)); })"
     )
 
 
@@ -137,7 +184,9 @@ def main() -> int:
         path = Path(args.keep or Path(tmp) / "report.html")
         path.write_text(page, encoding="utf-8")
         size = path.stat().st_size
-        print(f"{args.items:,} items from {args.lines:,}-line files: records made in {made:.1f} s, page rendered in {rendered:.2f} s")
+        print(
+            f"{args.items:,} items from {args.lines:,}-line files: records made in {made:.1f} s, page rendered in {rendered:.2f} s"
+        )
         print(f"file size: {size / 1e6:.1f} MB ({size / args.items / 1e3:.2f} KB per item)")
         paints, drawn, first_search, search, tick, opened = [], [], [], [], [], []
         with Browser(chromium, width=1400, height=900) as b:
@@ -145,24 +194,42 @@ def main() -> int:
                 b.open(path.as_uri())
                 paints.append(b.js("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN"))
                 drawn.append(b.js("performance.getEntriesByName('editpred-list-drawn')[0].startTime"))
-                b.js("new Promise((done) => setTimeout(done, 500))")  # the page settled, as a user's first keystroke finds it
-                first_search.append(frame_after(b, "const s = document.getElementById('f-search'); s.value = 'flask--value'; s.dispatchEvent(new Event('input', {bubbles: true}))"))
+                b.js(
+                    "new Promise((done) => setTimeout(done, 500))"
+                )  # the page settled, as a user's first keystroke finds it
+                first_search.append(
+                    frame_after(
+                        b,
+                        "const s = document.getElementById('f-search'); s.value = 'flask--value'; s.dispatchEvent(new Event('input', {bubbles: true}))",
+                    )
+                )
                 shown = b.js("document.getElementById('shown').textContent")
                 for query in ("zed--", "react--parse", "tokio--state-0", "value", ""):
-                    search.append(frame_after(b, f"const s = document.getElementById('f-search'); s.value = {query!r}; "
-                                                "s.dispatchEvent(new Event('input', {bubbles: true}))"))
+                    search.append(
+                        frame_after(
+                            b,
+                            f"const s = document.getElementById('f-search'); s.value = {query!r}; "
+                            "s.dispatchEvent(new Event('input', {bubbles: true}))",
+                        )
+                    )
                 for _ in range(2):
                     tick.append(frame_after(b, "document.querySelector('input[name=outcome][value=passed]').click()"))
-                opened.append(b.js(
-                    "new Promise((done) => { const t0 = performance.now(); document.querySelector('#spacer .row').click();"
-                    " const wait = () => document.getElementById('detail').dataset.state === 'ready' ? done(performance.now() - t0) : setTimeout(wait, 1);"
-                    " wait(); })"
-                ))
+                opened.append(
+                    b.js(
+                        "new Promise((done) => { const t0 = performance.now(); document.querySelector('#spacer .row').click();"
+                        " const wait = () => document.getElementById('detail').dataset.state === 'ready' ? done(performance.now() - t0) : setTimeout(wait, 1);"
+                        " wait(); })"
+                    )
+                )
         med = statistics.median
-        print(f"first contentful paint: {med(paints):.0f} ms (median of {args.runs}; runs {', '.join(f'{x:.0f}' for x in paints)})")
+        print(
+            f"first contentful paint: {med(paints):.0f} ms (median of {args.runs}; runs {', '.join(f'{x:.0f}' for x in paints)})"
+        )
         print(f"list drawn:             {med(drawn):.0f} ms")
-        print(f"filter by name:         {med(search):.1f} ms to the next frame (median of {len(search)}; "
-              f"the first keystroke after load {med(first_search):.1f} ms, {shown} shown)")
+        print(
+            f"filter by name:         {med(search):.1f} ms to the next frame (median of {len(search)}; "
+            f"the first keystroke after load {med(first_search):.1f} ms, {shown} shown)"
+        )
         print(f"filter by outcome:      {med(tick):.1f} ms to the next frame")
         print(f"open an item:           {med(opened):.1f} ms (its chunk unpacked, card drawn)")
         ok = med(paints) < 2000 and med(drawn) < 2000 and max(med(search), med(tick), med(first_search)) < 200

@@ -55,8 +55,10 @@ from pytest_editpred.scene import RepositoryCache, Scene, build_scene
 
 ENV = {
     **os.environ,
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
 }
 URL = "https://example.com/bench/stdlib"
 SHARED = ROOT.parent / "shared"
@@ -69,7 +71,7 @@ TYPED = "    resu"  # what the edit history half-types
 
 def stdlib_lines(count: int, shift: int = 0) -> list[str]:
     lines: list[str] = []
-    for name in SOURCES[shift % len(SOURCES):] + SOURCES[: shift % len(SOURCES)]:
+    for name in SOURCES[shift % len(SOURCES) :] + SOURCES[: shift % len(SOURCES)]:
         lines.extend((STDLIB / name).read_text().split("\n"))
     while len(lines) < count:
         lines.extend(lines)
@@ -175,8 +177,14 @@ def judge_row(scene: Scene, candidates: tuple[Candidate, ...], example_patch: st
 
         def once() -> None:
             clear_caches()
-            verdict = judge(scene.buffers, (scene.cursor.path, scene.cursor.offset), candidates, prediction,
-                            open_file=scene.open_file, events=scene.events)
+            verdict = judge(
+                scene.buffers,
+                (scene.cursor.path, scene.cursor.offset),
+                candidates,
+                prediction,
+                open_file=scene.open_file,
+                events=scene.events,
+            )
             if not verdict.passed:
                 failure_diff(verdict, scene.cursor.path)
 
@@ -199,7 +207,9 @@ def part_one(repeat: int) -> None:
                 for patches in (1, 10):
                     [example] = [from_markdown(example_text(f"f{n}.py", lines, rev, patches), f"f{n}.md")]
                     scene = build_scene(example, cache)
-                    candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path)
+                    candidates = expected_candidates(
+                        scene.buffers, example.expected(), scene.open_file, scene.cursor.path
+                    )
                     row = judge_row(scene, candidates, example.expected()[0].patch, repeat)
                     print(f"{f'{n:,} lines, {patches} patch(es)':<28}" + "".join(f"{t:>15.2f}ms" for t in row))
         if FLASK.is_file() and FLASK_BUNDLE.is_file():
@@ -213,7 +223,7 @@ def part_one(repeat: int) -> None:
             print(f"(the flask example or bundle is not in {SHARED}: skipped)")
 
 
-WRONG_CONFTEST = '''
+WRONG_CONFTEST = """
 import pytest
 from pytest_editpred import Prediction
 
@@ -227,13 +237,13 @@ def editpred_completion():
         return Prediction(text=text[:start] + "    resume(everything)" + text[end:])
 
     return complete
-'''
+"""
 
 
 # pytest alone for an item of an example's shape: a file of its own, whose test asks
 # for a function-scoped fixture built on a session-scoped one (``editpred_prediction``
 # on ``editpred_completion``). Nothing of this plugin's work is in it.
-FIXTURE_CONFTEST = '''
+FIXTURE_CONFTEST = """
 import pytest
 
 
@@ -245,7 +255,7 @@ def completion():
 @pytest.fixture
 def prediction(request, completion):
     return completion(request.node.name.rpartition("_")[2])
-'''
+"""
 
 PEAK_KB: dict[tuple[str, ...], list[int]] = {}  # the runs' peak memory, by arguments and corpus
 
@@ -277,7 +287,10 @@ def timed_run(folder: Path, *args: str) -> float:
     start = time.perf_counter()
     child = subprocess.Popen(
         [sys.executable, "-c", PYTEST_WITH_PEAK, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
-        cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**env, "BENCH_PEAK_FILE": str(peak_file)},
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**env, "BENCH_PEAK_FILE": str(peak_file)},
     )
     _, _, usage = os.wait4(child.pid, 0)
     child.returncode = 0  # reaped by wait4
@@ -318,7 +331,9 @@ def part_two(runs: int) -> None:
             (folder / "fixture" / "conftest.py").write_text(FIXTURE_CONFTEST)
             for i in range(count):
                 (folder / "files" / f"test_{i}.py").write_text(f"def test_{i}():\n    assert {i} == {i}\n")
-                (folder / "fixture" / f"test_{i}.py").write_text(f"def test_{i}(prediction):\n    assert prediction == {i}\n")
+                (folder / "fixture" / f"test_{i}.py").write_text(
+                    f"def test_{i}(prediction):\n    assert prediction == {i}\n"
+                )
             corpora[count] = folder
         # Warm runs, as a user's second run is: the repository cache filled, and the
         # modules compiled and the test files' assertion rewriting cached (the runs
@@ -344,7 +359,9 @@ def part_two(runs: int) -> None:
         walls: dict[str, list[float]] = {label: [] for label in kinds}
         for _ in range(runs):
             for label, (args, extra) in kinds.items():
-                walls[label].append((timed_run(corpora[LARGE], *args) - timed_run(corpora[SMALL], *args)) / extra * 1000)
+                walls[label].append(
+                    (timed_run(corpora[LARGE], *args) - timed_run(corpora[SMALL], *args)) / extra * 1000
+                )
         marginal = {label: statistics.median(samples) for label, samples in walls.items()}
         cpu = {
             label: statistics.median(
@@ -362,11 +379,15 @@ def part_two(runs: int) -> None:
                 f"{cpu[label]:>9.2f} ms   {cpu[label] / cpu['pytest, a trivial test']:>5.1f}x pytest"
             )
         own = marginal["  the same, a file each"]
-        print(f"(against a trivial test in a file of its own: a right answer {right / own:.1f}x, "
-              f"a wrong edit {marginal['wrong edit at the cursor'] / own:.1f}x)")
+        print(
+            f"(against a trivial test in a file of its own: a right answer {right / own:.1f}x, "
+            f"a wrong edit {marginal['wrong edit at the cursor'] / own:.1f}x)"
+        )
         floor = marginal["  and a fixture each"]
-        print(f"(pytest's own floor for an item shaped like an example, a file and a function fixture each, "
-              f"is {floor / base:.1f}x a trivial test: 3x leaves {max(3 * base - floor, 0):.2f} ms for the example's work)")
+        print(
+            f"(pytest's own floor for an item shaped like an example, a file and a function fixture each, "
+            f"is {floor / base:.1f}x a trivial test: 3x leaves {max(3 * base - floor, 0):.2f} ms for the example's work)"
+        )
         print(f"\npeak memory of a run (median), {SMALL} against {LARGE} examples")
         for label, (args, extra) in kinds.items():
             small, large = (statistics.median(PEAK_KB[(corpora[n].name, *args)]) / 1024 for n in (SMALL, LARGE))

@@ -56,7 +56,9 @@ def main() -> None:
                 count += 1
         md_seconds = time.perf_counter() - start
 
-    print(f"JSONL:    {len(examples):>6} examples in {jsonl_seconds:6.3f} s = {len(examples) / jsonl_seconds:8.0f} examples/s")
+    print(
+        f"JSONL:    {len(examples):>6} examples in {jsonl_seconds:6.3f} s = {len(examples) / jsonl_seconds:8.0f} examples/s"
+    )
     print(f"markdown: {count:>6} files    in {md_seconds:6.3f} s = {count / md_seconds:8.0f} examples/s")
 
 

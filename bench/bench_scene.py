@@ -31,8 +31,10 @@ from pytest_editpred.scene import RepositoryCache, build_scene
 
 ENV = {
     **os.environ,
-    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@example.com",
-    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@example.com",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
 }
 URL = "https://example.com/bench/big"
 
@@ -48,7 +50,9 @@ def make_repository(root: Path, files: int) -> tuple[Path, str]:
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, check=True, env=ENV)
     subprocess.run(["git", "add", "-A"], cwd=repo, check=True, env=ENV)
     subprocess.run(["git", "commit", "-qm", "big"], cwd=repo, check=True, env=ENV)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, env=ENV, capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, check=True, env=ENV, capture_output=True, text=True
+    ).stdout.strip()
     return repo, rev
 
 
@@ -92,7 +96,9 @@ def run(cache_dir: Path, mappings: dict[str, Path], examples: list) -> list[floa
 
 
 def main() -> None:
-    print(f"{'files':>7} {'cold first':>11} {'cold mean':>10} {'warm mean':>10} {'warm p50':>9} {'warm p95':>9} {'worktree add':>13}")
+    print(
+        f"{'files':>7} {'cold first':>11} {'cold mean':>10} {'warm mean':>10} {'warm p50':>9} {'warm p95':>9} {'worktree add':>13}"
+    )
     for files in (2_000, 20_000):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
@@ -102,7 +108,9 @@ def main() -> None:
             cold = run(cache_dir, {URL: repo}, examples)
             warm = run(cache_dir, {URL: repo}, examples)
             start = time.perf_counter()
-            subprocess.run(["git", "worktree", "add", "-q", "--detach", str(root / "wt"), rev], cwd=repo, check=True, env=ENV)
+            subprocess.run(
+                ["git", "worktree", "add", "-q", "--detach", str(root / "wt"), rev], cwd=repo, check=True, env=ENV
+            )
             worktree = (time.perf_counter() - start) * 1000
             shutil.rmtree(root / "wt", ignore_errors=True)
             warm_sorted = sorted(warm)

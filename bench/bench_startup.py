@@ -50,9 +50,7 @@ def _imports(stderr: str) -> list[tuple[str, int, int, int]]:
 
 
 def _run(args: list[str], env: dict[str, str], cwd: Path | None = None) -> str:
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=env, cwd=cwd
-    )
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], capture_output=True, text=True, env=env, cwd=cwd)
     if done.returncode not in (0, 1):  # 1: the plain test of the run may fail, no matter
         raise SystemExit(f"{' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}")
     return done.stderr
@@ -69,9 +67,7 @@ def after_pytest(stderr: str) -> tuple[float, list[tuple[str, int, int, int]]]:
 def editpred_in_run(stderr: str) -> float:
     """Milliseconds of the top-level imports of pytest_editpred modules in a pytest run
     (each import's cumulative time, so what they pulled in first counts too)."""
-    return sum(
-        row[2] for row in _imports(stderr) if row[3] == 0 and row[0].startswith("pytest_editpred")
-    ) / 1000
+    return sum(row[2] for row in _imports(stderr) if row[3] == 0 and row[0].startswith("pytest_editpred")) / 1000
 
 
 def main() -> None:

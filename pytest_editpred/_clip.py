@@ -27,7 +27,7 @@ def clip(text: str, limit: int) -> str:
         return text
     half = limit // 2
     left_out = len(text) - 2 * half
-    return f"{text[:half]}\n[... {left_out:,} characters not shown ...]\n{text[len(text) - half:]}"
+    return f"{text[:half]}\n[... {left_out:,} characters not shown ...]\n{text[len(text) - half :]}"
 
 
 def clip_prompt(prompt: Any, limit: int) -> Any:
@@ -48,8 +48,7 @@ def prompt_text(prompt: Any) -> str:
         return prompt
     if isinstance(prompt, list):
         return "\n\n".join(
-            f"[{part.get('role')}]\n{part.get('content')}" if isinstance(part, dict) else str(part)
-            for part in prompt
+            f"[{part.get('role')}]\n{part.get('content')}" if isinstance(part, dict) else str(part) for part in prompt
         )
     if isinstance(prompt, dict):
         return "\n\n".join(f"[{key}]\n{value}" for key, value in prompt.items())

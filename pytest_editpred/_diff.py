@@ -303,9 +303,7 @@ class _Parser:
         kind = parsed.kind
         if kind is Kind.OLD_PATH:
             self._close_file()
-            self.section = FileSection(
-                parsed.text, parsed.text, line=index + 1, predicted=self.predicted
-            )
+            self.section = FileSection(parsed.text, parsed.text, line=index + 1, predicted=self.predicted)
             self.predicted = False
             self.sections.append(self.section)
         elif kind is Kind.NEW_PATH:
@@ -392,8 +390,7 @@ def parse_diff(text: str, *, marker: str | None = None) -> list[FileSection]:
     parser.finish()
     if not parser.sections and parser.orphan is not None:
         raise DiffParseError(
-            "the diff has '+'/'-' lines but no '--- a/<path>' and '+++ b/<path>' header, "
-            "so it would change nothing",
+            "the diff has '+'/'-' lines but no '--- a/<path>' and '+++ b/<path>' header, so it would change nothing",
             fix="Start the diff with '--- a/<path>' and '+++ b/<path>' lines.",
             line=parser.orphan,
         )
@@ -569,9 +566,7 @@ def locate(text: str, hunk: Hunk, *, empty_context: str = "start") -> tuple[int,
     return _locate(text, hunk, empty_context, _Rows(text))
 
 
-def _locate(
-    text: str, hunk: Hunk, empty_context: str, rows: _Rows, remember: bool = False
-) -> tuple[int, Hunk]:
+def _locate(text: str, hunk: Hunk, empty_context: str, rows: _Rows, remember: bool = False) -> tuple[int, Hunk]:
     """:func:`locate`, with the row counter of ``text`` shared by the caller's hunks;
     ``remember``: ``text`` is a buffer many patches start from (:func:`_first_two`)."""
     if not hunk.context:
@@ -589,8 +584,7 @@ def _locate(
         if hunk.start_line == line_count and text.endswith("\n"):
             return len(text), hunk
         raise ContextNotFoundError(
-            f"the header places the hunk at line {hunk.start_line + 1}, "
-            f"but the file has {line_count} lines",
+            f"the header places the hunk at line {hunk.start_line + 1}, but the file has {line_count} lines",
             line=hunk.line,
         )
     first, second = _first_two(text, hunk.context) if remember else _first_two_now(text, hunk.context)
@@ -599,9 +593,7 @@ def _locate(
             trimmed = _trim_phantom_newline(hunk)
             if text.endswith(trimmed.context):
                 return len(text) - len(trimmed.context), trimmed
-        raise ContextNotFoundError(
-            "hunk context not found:\n" + _quote(hunk.context), line=hunk.line
-        )
+        raise ContextNotFoundError("hunk context not found:\n" + _quote(hunk.context), line=hunk.line)
     if second is None:
         return first, hunk
     start = None if hunk.start_line is None else rows.row_start(hunk.start_line)
@@ -620,11 +612,7 @@ def _locate(
     shown = ", ".join(str(rows.row_of(c) + 1) for c in candidates[:10])
     raise ContextNotUniqueError(
         f"hunk context is not unique: it occurs {len(candidates)} times (at lines {shown})"
-        + (
-            ""
-            if hunk.start_line is None
-            else f" and none starts at the header's line {hunk.start_line + 1}"
-        )
+        + ("" if hunk.start_line is None else f" and none starts at the header's line {hunk.start_line + 1}")
         + ":\n"
         + _quote(hunk.context),
         line=hunk.line,
@@ -774,9 +762,7 @@ def apply_sections(
         edits.sort(key=lambda e: (e[0], e[1]))
         for (_, e1, _), (s2, _, _) in zip(edits, edits[1:]):
             if s2 < e1:
-                raise DiffError(
-                    "two hunks of one file section change the same text", line=section.line
-                )
+                raise DiffError("two hunks of one file section change the same text", line=section.line)
         after = _splice(text, edits)
         new_path = path
         if section.renamed_to is not None:

@@ -346,9 +346,7 @@ def _completion_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
     with _loop_lock:
         if _loop_state is None or not _loop_state[1].is_alive():
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(
-                target=_serve_forever, args=(loop,), name="editpred-completions", daemon=True
-            )
+            thread = threading.Thread(target=_serve_forever, args=(loop,), name="editpred-completions", daemon=True)
             thread.start()
             _loop_state = (loop, thread)
         return _loop_state
@@ -387,9 +385,7 @@ class _DaemonPool:
             self._jobs.put((future, fn, args))
             if self._threads < self._size:
                 self._threads += 1
-                threading.Thread(
-                    target=_work, args=(self._jobs,), name="editpred-call", daemon=True
-                ).start()
+                threading.Thread(target=_work, args=(self._jobs,), name="editpred-call", daemon=True).start()
         return future
 
     def stop(self) -> None:

@@ -148,9 +148,7 @@ class HeadingLevelError(FormatError):
 
 
 class IndentedCodeBlockError(FormatError):
-    default_fix = (
-        "Put code in a fenced block (```), or indent the paragraph by less than 4 spaces."
-    )
+    default_fix = "Put code in a fenced block (```), or indent the paragraph by less than 4 spaces."
 
 
 class MissingCursorBlockError(FormatError):
@@ -181,10 +179,7 @@ class DiffParseError(DiffError):
 
 
 class ContextNotFoundError(DiffError):
-    default_fix = (
-        "The hunk's context and '-' lines must occur in the file exactly as written "
-        "(whitespace included)."
-    )
+    default_fix = "The hunk's context and '-' lines must occur in the file exactly as written (whitespace included)."
 
 
 class ContextNotUniqueError(DiffError):
@@ -226,10 +221,7 @@ class MissingFileError(SceneError):
 
 
 class UncommittedDiffError(SceneError):
-    default_fix = (
-        "The uncommitted diff goes through 'git apply': its line numbers, counts and "
-        "context must be exact."
-    )
+    default_fix = "The uncommitted diff goes through 'git apply': its line numbers, counts and context must be exact."
 
 
 class EditHistoryError(SceneError):
@@ -237,10 +229,7 @@ class EditHistoryError(SceneError):
 
 
 class CursorNotFoundError(SceneError):
-    default_fix = (
-        "The cursor excerpt (without its marker line) must occur in the file as it is "
-        "after the edit history."
-    )
+    default_fix = "The cursor excerpt (without its marker line) must occur in the file as it is after the edit history."
 
 
 class CursorAmbiguousError(SceneError):

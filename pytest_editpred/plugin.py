@@ -102,7 +102,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     # Until an example file is collected the collector is not imported, and then no
     # item can be an example: a suite without examples never loads it.
     collect = sys.modules.get("pytest_editpred.integration.collect")
-    if collect is None or not any(_needs_provider(item) for item in session.items if isinstance(item, collect.ExampleItem)):
+    if collect is None or not any(
+        _needs_provider(item) for item in session.items if isinstance(item, collect.ExampleItem)
+    ):
         return  # no example, or every one answered by a conftest's own editpred_completion
     if hasattr(session.config, "workerinput"):
         # An xdist worker: the controller checks the same options when the worker
@@ -213,8 +215,13 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     error = item.stash.get(SETUP_ERROR_KEY, None)
-    if error is not None and report.when == "setup" and report.failed and call.excinfo is not None \
-            and isinstance(call.excinfo.value, pytest.fail.Exception):
+    if (
+        error is not None
+        and report.when == "setup"
+        and report.failed
+        and call.excinfo is not None
+        and isinstance(call.excinfo.value, pytest.fail.Exception)
+    ):
         # The paragraph itself, as a call-phase error shows (ExampleItem.repr_failure):
         # not "Failed: ..." again in the short summary.
         report.longrepr = item.report_of(item.error_message(error))  # type: ignore[attr-defined]

@@ -65,7 +65,13 @@ class Browser:
         env = {**os.environ, "HOME": str(home or self._profile)}
         self._log = open(os.path.join(self._profile, "chromium.log"), "wb")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile}", f"--window-size={width},{height}", "about:blank"],
+            [
+                chromium,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={self._profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._log,
@@ -110,7 +116,9 @@ class Browser:
                 else:
                     self.events.put(message)
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, session: bool = False, timeout: float = 60) -> Any:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, *, session: bool = False, timeout: float = 60
+    ) -> Any:
         with self._lock:
             self._next += 1
             ident = self._next
@@ -154,7 +162,9 @@ class Browser:
             session=True,
         )
 
-    def open(self, url: str, ready: str = "document.documentElement.dataset.ready === '1'", timeout: float = 60) -> None:
+    def open(
+        self, url: str, ready: str = "document.documentElement.dataset.ready === '1'", timeout: float = 60
+    ) -> None:
         # A URL that differs only in its fragment would not load the page again.
         for target in ("about:blank", url):
             while not self.events.empty():
@@ -221,7 +231,12 @@ class Browser:
     def key(self, key: str) -> None:
         """A real key press: keyDown (with its character) and keyUp."""
         code, text = self._KEYS.get(key, (ord(key.upper()) if len(key) == 1 else 0, key if len(key) == 1 else ""))
-        down: dict[str, Any] = {"type": "keyDown", "key": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code}
+        down: dict[str, Any] = {
+            "type": "keyDown",
+            "key": key,
+            "windowsVirtualKeyCode": code,
+            "nativeVirtualKeyCode": code,
+        }
         if text:
             down["text"] = text
         self.call("Input.dispatchKeyEvent", down, session=True)

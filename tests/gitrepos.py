@@ -65,9 +65,7 @@ def _env() -> dict[str, str]:
 
 def git(cwd: Path, *args: str, input: bytes | None = None) -> str:
     """Run git in ``cwd`` and return its stdout; raise with stderr on failure."""
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, env=_env(), input=input, capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", *args], cwd=cwd, env=_env(), input=input, capture_output=True, check=False)
     if proc.returncode:
         raise RuntimeError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode().strip()
@@ -195,12 +193,8 @@ def _handler(root: Path, server: HTTPServer, filters: bool) -> type[BaseHTTPRequ
             for i, (key, value) in enumerate(config.items()):
                 env |= {f"GIT_CONFIG_KEY_{i}": key, f"GIT_CONFIG_VALUE_{i}": value}
             backend = ["git", "http-backend"]
-            out = subprocess.run(
-                backend, input=body, env=env, capture_output=True, check=False
-            ).stdout
-            head, _, payload = (
-                out.partition(b"\r\n\r\n") if b"\r\n\r\n" in out else out.partition(b"\n\n")
-            )
+            out = subprocess.run(backend, input=body, env=env, capture_output=True, check=False).stdout
+            head, _, payload = out.partition(b"\r\n\r\n") if b"\r\n\r\n" in out else out.partition(b"\n\n")
             headers = [line.split(":", 1) for line in head.decode().splitlines() if ":" in line]
             status = next((int(v.split()[0]) for k, v in headers if k.lower() == "status"), 200)
             self.send_response(status)

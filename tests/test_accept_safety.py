@@ -183,7 +183,7 @@ def test_no_lock_or_temporary_file_in_the_corpus(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------- through the plugin
 
-COMPLETION = '''
+COMPLETION = """
 import os, time
 from pathlib import Path
 
@@ -210,7 +210,7 @@ def editpred_completion():
         tag = os.environ.get("ACCEPT_TAG", "x")
         return Prediction(text=text.replace(LINE, LINE + f"    return a * b  # {tag}{request.trial}\\n"))
     return complete
-'''
+"""
 
 
 def accept_lines(output: str) -> dict[str, str]:
@@ -247,7 +247,9 @@ def test_two_runs_accepting_into_one_file_lose_no_patch(
     after = from_markdown(path.read_text(), path)
     assert after.expected_patches[: len(before.expected_patches)] == before.expected_patches
     added = after.expected_patches[len(before.expected_patches) :]
-    assert sorted(re.search(r"# (\w+)", p).group(1) for p in added) == sorted(f"{t}{i}" for t in "ab" for i in range(1, 7))
+    assert sorted(re.search(r"# (\w+)", p).group(1) for p in added) == sorted(
+        f"{t}{i}" for t in "ab" for i in range(1, 7)
+    )
     assert names(path.parent) == ["calc--bad.md"]  # no lock, no temporary file
     # The file is still an example that runs: the answers of either run now pass.
     monkeypatch.setenv("ACCEPT_TAG", "b")

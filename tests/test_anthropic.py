@@ -114,7 +114,10 @@ def test_messages_request_headers_body_and_answer(llm_server: LLMServer, key: st
         "stop_sequences": ["STOP"],
     }
     assert prediction.text == RENAMED and prediction.cursor == RENAMED.index("(sys")
-    assert prediction.usage == {"input_tokens": len(seen.raw) // 4, "output_tokens": len(prediction.raw_output or "") // 4}
+    assert prediction.usage == {
+        "input_tokens": len(seen.raw) // 4,
+        "output_tokens": len(prediction.raw_output or "") // 4,
+    }
     assert prediction.extra["provider"] == "anthropic" and prediction.extra["finish_reason"] == "stop"
     assert prediction.extra["prompt"] == expected_prompt
 
@@ -122,8 +125,16 @@ def test_messages_request_headers_body_and_answer(llm_server: LLMServer, key: st
 def test_reply_text_joins_the_text_blocks_only(key: str) -> None:
     provider = AnthropicMessages(settings("http://127.0.0.1:9"))
     reply = provider.extract(
-        {"content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
-         "stop_reason": "max_tokens", "usage": {"input_tokens": 3, "output_tokens": 2, "x": "no"}, "model": "m"}
+        {
+            "content": [
+                {"type": "thinking", "thinking": "hm"},
+                {"type": "text", "text": "a"},
+                {"type": "text", "text": "b"},
+            ],
+            "stop_reason": "max_tokens",
+            "usage": {"input_tokens": 3, "output_tokens": 2, "x": "no"},
+            "model": "m",
+        }
     )
     assert reply.text == "ab" and reply.truncated and reply.usage == {"input_tokens": 3, "output_tokens": 2}
     with pytest.raises(PredictionError, match="has no content list"):
@@ -155,7 +166,9 @@ def test_overloaded_529_is_retried_and_401_is_not(llm_server: LLMServer, key: st
 
 def test_prompt_format_choices(key: str) -> None:
     assert AnthropicMessages(settings("http://127.0.0.1:9")).prompt_name == "teacher"
-    assert AnthropicMessages(settings("http://127.0.0.1:9", prompt_format="teacher-jumps")).prompt_name == "teacher-jumps"
+    assert (
+        AnthropicMessages(settings("http://127.0.0.1:9", prompt_format="teacher-jumps")).prompt_name == "teacher-jumps"
+    )
     with pytest.raises(ConfigError, match="does not speak the prompt format 'zeta2'"):
         AnthropicMessages(settings("http://127.0.0.1:9", prompt_format="zeta2"))
     with pytest.raises(ConfigError, match="needs a model"):
@@ -199,8 +212,14 @@ SUB_WRONG = "def sub(a, b):\n    return a * b<|user_cursor|>"
 
 def args(server: LLMServer | str, *extra: str) -> list[str]:
     url = server if isinstance(server, str) else server.url
-    return ["evals", "--editpred-provider=anthropic", f"--editpred-base-url={url}", "--editpred-model=claude-test",
-            "--editpred-api-key-env=EDITPRED_ANTHROPIC_KEY", *extra]
+    return [
+        "evals",
+        "--editpred-provider=anthropic",
+        f"--editpred-base-url={url}",
+        "--editpred-model=claude-test",
+        "--editpred-api-key-env=EDITPRED_ANTHROPIC_KEY",
+        *extra,
+    ]
 
 
 def properties(xml_path: Any) -> dict[str, dict[str, str]]:
@@ -226,10 +245,14 @@ def test_plugin_right_passes_wrong_fails(project: Project, anthropic_server: LLM
     result = project.pytester.runpytest(*args(anthropic_server, "--editpred-cache=off"), *plugin_args)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*matches none of the 1 expected patch*"])
-    assert all(r.headers.get("x-api-key") == KEY and "authorization" not in r.headers for r in anthropic_server.requests)
+    assert all(
+        r.headers.get("x-api-key") == KEY and "authorization" not in r.headers for r in anthropic_server.requests
+    )
 
 
-def test_plugin_401_and_unreachable_are_errors(project: Project, anthropic_server: LLMServer, plugin_args: list[str]) -> None:
+def test_plugin_401_and_unreachable_are_errors(
+    project: Project, anthropic_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     anthropic_server.require_headers = {"x-api-key": "the right key"}
     result = project.pytester.runpytest(*args(anthropic_server, "--editpred-cache=off", "-rA"), *plugin_args)
@@ -250,12 +273,16 @@ def test_plugin_truncated_answer_fails(project: Project, anthropic_server: LLMSe
     result.stdout.fnmatch_lines(["*cut off by max_tokens*"])
 
 
-def test_plugin_retries_529_and_records_both_attempts(project: Project, anthropic_server: LLMServer, plugin_args: list[str]) -> None:
+def test_plugin_retries_529_and_records_both_attempts(
+    project: Project, anthropic_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     anthropic_server.answer(rewrite(SUB_OLD, SUB_RIGHT))
     anthropic_server.fail(529, message="Overloaded")
     xml = project.pytester.path / "j.xml"
-    result = project.pytester.runpytest(*args(anthropic_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args)
+    result = project.pytester.runpytest(
+        *args(anthropic_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args
+    )
     result.assert_outcomes(passed=1)
     props = properties(xml)["calc--sub"]
     assert props["editpred_attempt_1"].startswith("http-529") and props["editpred_attempt_2"].startswith("ok")
@@ -275,7 +302,9 @@ def test_plugin_cache_replays(project: Project, anthropic_server: LLMServer, plu
             assert KEY.encode() not in path.read_bytes(), path
 
 
-def test_plugin_teacher_jumps_report_records_the_prompt(project: Project, anthropic_server: LLMServer, plugin_args: list[str]) -> None:
+def test_plugin_teacher_jumps_report_records_the_prompt(
+    project: Project, anthropic_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
 
     def reply(recorded: Recorded) -> str:
@@ -288,8 +317,12 @@ def test_plugin_teacher_jumps_report_records_the_prompt(project: Project, anthro
     anthropic_server.answer(reply)
     report = project.pytester.path / "r.jsonl"
     result = project.pytester.runpytest(
-        *args(anthropic_server, "--editpred-prompt-format=teacher-jumps", f"--editpred-report={report}",
-              "--editpred-cache=off"),
+        *args(
+            anthropic_server,
+            "--editpred-prompt-format=teacher-jumps",
+            f"--editpred-report={report}",
+            "--editpred-cache=off",
+        ),
         *plugin_args,
     )
     result.assert_outcomes(passed=1)

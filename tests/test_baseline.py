@@ -138,12 +138,15 @@ def test_carries_a_parameter_rename_through_its_function_only() -> None:
 def test_a_crlf_file_is_renamed_like_any_other() -> None:
     """The event's lines keep their ``\\r`` to be found in the buffer's lines: else the
     parameter's function is not found and the whole file is renamed."""
-    crlf = {key: TRANSFORM.format(**fields).replace("\n", "\r\n") for key, fields in (
-        ("v0", {"p": "pivot", "d": "pivot", "b": "pivot"}),
-        ("v1", {"p": "center", "d": "pivot", "b": "pivot"}),
-        ("v2", {"p": "center", "d": "center" + MARK, "b": "pivot"}),
-        ("want", {"p": "center", "d": "center", "b": "center"}),
-    )}
+    crlf = {
+        key: TRANSFORM.format(**fields).replace("\n", "\r\n")
+        for key, fields in (
+            ("v0", {"p": "pivot", "d": "pivot", "b": "pivot"}),
+            ("v1", {"p": "center", "d": "pivot", "b": "pivot"}),
+            ("v2", {"p": "center", "d": "center" + MARK, "b": "pivot"}),
+            ("want", {"p": "center", "d": "center", "b": "center"}),
+        )
+    }
     edits = [("t.py", crlf["v0"], crlf["v1"]), ("t.py", crlf["v1"], crlf["v2"])]
     prediction = baseline(moment("t.py", crlf["v2"], edits))
     assert prediction.text == crlf["want"]
@@ -416,8 +419,13 @@ ALONE: list[tuple[str, PredictionRequest, Result, str]] = [
         moment(
             "k.py",
             "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:‸\n        return c\n",
-            [("k.py", "RED = 1\n\n\ndef name(c):\n    if c == RED:\n        return c\n",
-              "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:‸\n        return c\n")],
+            [
+                (
+                    "k.py",
+                    "RED = 1\n\n\ndef name(c):\n    if c == RED:\n        return c\n",
+                    "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:‸\n        return c\n",
+                )
+            ],
         ),
         Result((Edit(66, 66, "\n    if c == GREEN:\n        return c"),), focus=0),
         "RED = 1\nGREEN = 2\n\n\ndef name(c):\n    if c == RED:\n        return c\n"
@@ -428,8 +436,13 @@ ALONE: list[tuple[str, PredictionRequest, Result, str]] = [
         moment(
             "a.py",
             "def f(a, b):‸\n    return a\n\n\ndef g(b):\n    return f(1)\n",
-            [("a.py", "def f(a):\n    return a\n\n\ndef g(b):\n    return f(1)\n",
-              "def f(a, b):\n    return a\n\n\ndef g(b):\n    return f(1)\n")],
+            [
+                (
+                    "a.py",
+                    "def f(a):\n    return a\n\n\ndef g(b):\n    return f(1)\n",
+                    "def f(a, b):\n    return a\n\n\ndef g(b):\n    return f(1)\n",
+                )
+            ],
         ),
         Result((Edit(52, 52, ", b"),), focus=0, past_closers=True),
         "def f(a, b):\n    return a\n\n\ndef g(b):\n    return f(1, b)‸\n",
@@ -449,8 +462,13 @@ ALONE: list[tuple[str, PredictionRequest, Result, str]] = [
         moment(
             "a.py",
             "async def load():\n    return 1\n\n\nasync def main():\n    x = load()‸\n",
-            [("a.py", "def load():\n    return 1\n\n\nasync def main():\n    x = load()\n",
-              "async def load():\n    return 1\n\n\nasync def main():\n    x = load()\n")],
+            [
+                (
+                    "a.py",
+                    "def load():\n    return 1\n\n\nasync def main():\n    x = load()\n",
+                    "async def load():\n    return 1\n\n\nasync def main():\n    x = load()\n",
+                )
+            ],
         ),
         Result((Edit(59, 59, "await "),), focus=0),
         "async def load():\n    return 1\n\n\nasync def main():\n    x = await ‸load()\n",
@@ -507,7 +525,5 @@ def test_event_lines_are_read_as_the_baseline_always_read_them() -> None:
     a deleted ``-- `` line, not another file), ``---\\t`` is a deleted line, and the
     ``\\ No newline`` marker changes nothing."""
     diff = "@@ -1,3 +1,2 @@\n-x = 1\r\n--- note\n---\tdashes\n+x = 2\r\n y\r\n\\ No newline at end of file"
-    assert read_hunks(diff) == (
-        LineHunk(1, ("x = 2\r", "y\r"), (Change(("x = 1\r", "--\tdashes"), ("x = 2\r",), 0),)),
-    )
+    assert read_hunks(diff) == (LineHunk(1, ("x = 2\r", "y\r"), (Change(("x = 1\r", "--\tdashes"), ("x = 2\r",), 0),)),)
     assert read_hunks("+x\n-y\n") == ()  # no hunk header: nothing to place the lines by

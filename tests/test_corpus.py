@@ -24,7 +24,11 @@ def run_evals(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "EDITPRED_CACHE_DIR": str(tmp_path / "repos")}
     return subprocess.run(
         [sys.executable, "-m", "pytest", "evals/", "-p", "no:cacheprovider", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 

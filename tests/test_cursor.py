@@ -115,10 +115,7 @@ def test_less_than_in_a_patch_is_column_zero_and_the_last_cursor_wins() -> None:
 
 
 def test_expected_cursor_in_a_later_hunk_is_placed_in_that_hunk() -> None:
-    patch = (
-        "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+AAAA\n"
-        "@@ -3 +3 @@\n c\n+inserted\n#    ^[CURSOR_POSITION]\n"
-    )
+    patch = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+AAAA\n@@ -3 +3 @@\n c\n+inserted\n#    ^[CURSOR_POSITION]\n"
     result = apply_patch({"f": "a\nb\nc\nd\n"}, extract_cursor_from_patch(patch))
     text = result.buffers["f"]
     assert text == "AAAA\nb\nc\ninserted\nd\n"

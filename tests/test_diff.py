@@ -166,12 +166,7 @@ def test_several_sections_for_one_file_in_one_block_apply_in_order() -> None:
 
 
 def test_accepted_prediction_marker_between_blocks_flags_the_next_section() -> None:
-    history = (
-        "--- a/f\n+++ b/f\n-a\n+b\n"
-        f"{MARKER}\n"
-        "--- a/f\n+++ b/f\n-b\n+c\n"
-        "--- a/f\n+++ b/f\n-c\n+d\n"
-    )
+    history = f"--- a/f\n+++ b/f\n-a\n+b\n{MARKER}\n--- a/f\n+++ b/f\n-b\n+c\n--- a/f\n+++ b/f\n-c\n+d\n"
     buffers: dict[str, str] = {}
     applied = list(apply_sections(history, buffers, open_from({"f": "a\n"}), marker=MARKER))
     assert [a.predicted for a in applied] == [False, True, False]

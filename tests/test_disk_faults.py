@@ -30,7 +30,7 @@ from pytest_editpred.reports import read_records
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 # Examples whose name has "bad" get a wrong answer, the others the right one.
-COMPLETION = '''
+COMPLETION = """
 import pytest
 from pytest_editpred import Prediction
 
@@ -43,7 +43,7 @@ def editpred_completion():
         body = "a * b" if "bad" in request.example.name else "a - b"
         return Prediction(text=request.text.replace(LINE, LINE + f"    return {body}\\n"), model="scripted")
     return complete
-'''
+"""
 
 
 def examples(project: Project, *names: str) -> None:
@@ -200,7 +200,9 @@ def test_reports_in_a_read_only_directory(
     out = result.stdout.str()
     assert_no_crash(out)
     error = "Read-only file system [EROFS]"
-    assert_one_warning(out, folder / "r.jsonl", error, "is on a read-only file system: point --editpred-report elsewhere")
+    assert_one_warning(
+        out, folder / "r.jsonl", error, "is on a read-only file system: point --editpred-report elsewhere"
+    )
     assert_one_warning(out, nested / "r.html", error, "point --editpred-html elsewhere")
     assert_one_warning(out, folder / "summary.json", error, "point --editpred-summary-json elsewhere")
     assert len(lines_matching(out, r"^2 predictions: 1 passed, 1 failed")) == 1, out

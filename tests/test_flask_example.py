@@ -30,7 +30,7 @@ NAME = "flask--add-test-function"
 
 # A completion function that types a wrong but close answer at the cursor, or a wrong
 # answer far away (an import at the top of the file, outside Zed's excerpt).
-CONFTEST = '''
+CONFTEST = """
 import pytest
 from pytest_editpred import Prediction
 
@@ -47,7 +47,7 @@ def editpred_completion():
         return Prediction(text=text[:start] + "def test_static_folder():\\n    return\\n" + text[start + 3 :])
 
     return complete
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,8 @@ def run(pytester: pytest.Pytester, args: list[str], *options: str, answer: str |
     report = pytester.path / "report.jsonl"
     result = pytester.runpytest_subprocess(
         EXAMPLE.name,
-        "-p", "no:cacheprovider",
+        "-p",
+        "no:cacheprovider",
         f"--editpred-repo={FLASK_URL}={FLASK_BUNDLE}",
         f"--editpred-report={report}",
         *options,
@@ -114,7 +115,12 @@ def test_a_no_change_answer_reports_the_last_candidate(pytester: pytest.Pytester
     # its newline), so 59 bytes after the line start; the user's stays after "de" (2).
     assert metrics["cursor_distance"] == 57 and metrics["cursor_exact_match"] is False
     assert metrics["jump_location"] == {
-        "files_tp": 0, "files_fp": 0, "files_fn": 1, "lines_tp": 0, "lines_fp": 0, "lines_fn": 1,
+        "files_tp": 0,
+        "files_fp": 0,
+        "files_fn": 1,
+        "lines_tp": 0,
+        "lines_fp": 0,
+        "lines_fn": 1,
     }
 
 

@@ -21,10 +21,30 @@ SEEDS = [p.read_text() for p in sorted(ZED.glob("*.md"))]
 
 DIFF_LINES = st.sampled_from(
     [
-        "--- a/f", "+++ b/f", "--- /dev/null", "+++ /dev/null", "@@ -1,2 +1,3 @@", "@@ @@",
-        "@@ -x @@", " ctx", "-old", "+new", "", "\\ No newline at end of file", "garbage",
-        "# ^[CURSOR_POSITION]", "#  <[CURSOR_POSITION]", "--- a/g", "+é", " é", "-\t",
-        "// User accepted prediction:", "```", "+++", "---", "--- \"a/q\\\"x\"",
+        "--- a/f",
+        "+++ b/f",
+        "--- /dev/null",
+        "+++ /dev/null",
+        "@@ -1,2 +1,3 @@",
+        "@@ @@",
+        "@@ -x @@",
+        " ctx",
+        "-old",
+        "+new",
+        "",
+        "\\ No newline at end of file",
+        "garbage",
+        "# ^[CURSOR_POSITION]",
+        "#  <[CURSOR_POSITION]",
+        "--- a/g",
+        "+é",
+        " é",
+        "-\t",
+        "// User accepted prediction:",
+        "```",
+        "+++",
+        "---",
+        '--- "a/q\\"x"',
     ]
 )
 DIFFS = st.lists(st.one_of(DIFF_LINES, st.text(max_size=12)), max_size=25).map(lambda ls: "\n".join(ls) + "\n")
@@ -49,9 +69,28 @@ def mutated_examples(draw) -> str:
         elif op == "duplicate" and lines:
             lines.insert(at, lines[at])
         elif op == "insert":
-            lines.insert(at, draw(st.one_of(DIFF_LINES, st.text(max_size=20), st.sampled_from(
-                ["+++", "##### h5", "    indented", "## Cursor Position", "```", "~~~x", "# name", "---", "==="]
-            ))))
+            lines.insert(
+                at,
+                draw(
+                    st.one_of(
+                        DIFF_LINES,
+                        st.text(max_size=20),
+                        st.sampled_from(
+                            [
+                                "+++",
+                                "##### h5",
+                                "    indented",
+                                "## Cursor Position",
+                                "```",
+                                "~~~x",
+                                "# name",
+                                "---",
+                                "===",
+                            ]
+                        ),
+                    )
+                ),
+            )
         elif op == "replace" and lines:
             line = lines[at]
             cut = draw(st.integers(0, len(line)))
@@ -92,7 +131,7 @@ def test_random_markdown(text: str) -> None:
 @given(st.text(max_size=200))
 def test_random_json(text: str) -> None:
     only_documented_errors(from_json, text)
-    results = from_jsonl(text + "\n{}\n[]\n\"x\"\n")
+    results = from_jsonl(text + '\n{}\n[]\n"x"\n')
     assert all(isinstance(r, EditPredError) or hasattr(r, "name") for r in results)
 
 

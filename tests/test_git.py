@@ -61,8 +61,13 @@ def blob_id(content: bytes) -> str:
 
 @pytest.mark.parametrize(
     "spec,content",
-    [("HEAD:README", b"hello\n"), ("HEAD:empty.txt", b""), ("HEAD:data.bin", b"\x00\x01\xff\n\nbinary\n"),
-     ("HEAD:src/app.py", b"x = 1\n"), ("HEAD:link", b"README")],
+    [
+        ("HEAD:README", b"hello\n"),
+        ("HEAD:empty.txt", b""),
+        ("HEAD:data.bin", b"\x00\x01\xff\n\nbinary\n"),
+        ("HEAD:src/app.py", b"x = 1\n"),
+        ("HEAD:link", b"README"),
+    ],
     ids=["text", "empty", "binary", "nested", "symlink"],
 )
 def test_cat_file_reads_a_blob_whole(repo: Path, spec: str, content: bytes) -> None:
@@ -131,8 +136,9 @@ def test_cat_file_on_a_blobless_mirror_reports_a_missing_blob_instead_of_fetchin
 ) -> None:
     git(repo, "config", "uploadpack.allowFilter", "true")
     mirror = tmp_path / "mirror.git"
-    cloned = run([*CONFIG, "clone", "--bare", "-q", "--filter=blob:none", f"file://{repo}", str(mirror)],
-                 environment(LOCAL), 30)
+    cloned = run(
+        [*CONFIG, "clone", "--bare", "-q", "--filter=blob:none", f"file://{repo}", str(mirror)], environment(LOCAL), 30
+    )
     assert (cloned.returncode, cloned.stderr) == (0, b"")
     batch = CatFile(mirror)
     try:
@@ -189,11 +195,17 @@ def test_parse_tree_agrees_with_ls_tree(repo: Path) -> None:
     [
         (b"", 20, {}),
         (b"100644 a\0" + bytes(range(20)), 20, {b"a": (b"100644", bytes(range(20)).hex())}),
-        (b"100644 with space\0" + b"\x11" * 20 + b"40000 d\0" + b"\x22" * 20, 20,
-         {b"with space": (b"100644", "11" * 20), b"d": (b"40000", "22" * 20)}),
+        (
+            b"100644 with space\0" + b"\x11" * 20 + b"40000 d\0" + b"\x22" * 20,
+            20,
+            {b"with space": (b"100644", "11" * 20), b"d": (b"40000", "22" * 20)},
+        ),
         (b"100644 caf\xc3\xa9 \xff\0" + b"\x33" * 20, 20, {b"caf\xc3\xa9 \xff": (b"100644", "33" * 20)}),
-        (b"120000 l\0" + b"\x44" * 32 + b"160000 sub\0" + b"\x55" * 32, 32,
-         {b"l": (b"120000", "44" * 32), b"sub": (b"160000", "55" * 32)}),
+        (
+            b"120000 l\0" + b"\x44" * 32 + b"160000 sub\0" + b"\x55" * 32,
+            32,
+            {b"l": (b"120000", "44" * 32), b"sub": (b"160000", "55" * 32)},
+        ),
     ],
     ids=["empty", "one", "space-in-name", "non-utf8-name", "sha256"],
 )
@@ -207,7 +219,11 @@ def test_parse_tree_reads_mode_name_and_id(data: bytes, size: int, entries: dict
 def test_a_failing_command_comes_back_with_its_status_and_stderr(repo: Path) -> None:
     proc = run(["rev-parse", "--verify", "no-such-ref"], environment(NONE), 30, cwd=repo)
     assert (proc.args, proc.returncode, proc.stdout, proc.stderr) == (
-        ["rev-parse", "--verify", "no-such-ref"], 128, b"", b"fatal: Needed a single revision\n")
+        ["rev-parse", "--verify", "no-such-ref"],
+        128,
+        b"",
+        b"fatal: Needed a single revision\n",
+    )
 
 
 def test_stdin_is_given_whole_and_otherwise_empty(repo: Path) -> None:
@@ -268,9 +284,22 @@ def test_a_failed_git_command_reaches_the_user_naming_the_command_and_quoting_gi
 # -- the environment ------------------------------------------------------------------------------
 
 HOOK_VARIABLES = [
-    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_SHALLOW_FILE", "GIT_GRAFT_FILE", "GIT_QUARANTINE_PATH",
-    "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "GIT_CONFIG_KEY_12",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_SHALLOW_FILE",
+    "GIT_GRAFT_FILE",
+    "GIT_QUARANTINE_PATH",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_KEY_0",
+    "GIT_CONFIG_VALUE_0",
+    "GIT_CONFIG_KEY_12",
     "GIT_CONFIG_VALUE_12",
 ]
 
@@ -292,10 +321,22 @@ def test_the_environment_keeps_variables_that_only_look_alike(name: str, monkeyp
 
 def test_the_environment_never_prompts_and_allows_only_the_given_protocols() -> None:
     env = environment(LOCAL, EDITPRED_GIT_USERNAME="u")
-    assert {k: env[k] for k in ("GIT_TERMINAL_PROMPT", "GIT_ALLOW_PROTOCOL", "GCM_INTERACTIVE", "GIT_LFS_SKIP_SMUDGE",
-                                "EDITPRED_GIT_USERNAME")} == {
-        "GIT_TERMINAL_PROMPT": "0", "GIT_ALLOW_PROTOCOL": "file", "GCM_INTERACTIVE": "never",
-        "GIT_LFS_SKIP_SMUDGE": "1", "EDITPRED_GIT_USERNAME": "u"}
+    assert {
+        k: env[k]
+        for k in (
+            "GIT_TERMINAL_PROMPT",
+            "GIT_ALLOW_PROTOCOL",
+            "GCM_INTERACTIVE",
+            "GIT_LFS_SKIP_SMUDGE",
+            "EDITPRED_GIT_USERNAME",
+        )
+    } == {
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ALLOW_PROTOCOL": "file",
+        "GCM_INTERACTIVE": "never",
+        "GIT_LFS_SKIP_SMUDGE": "1",
+        "EDITPRED_GIT_USERNAME": "u",
+    }
     assert (NETWORK, LOCAL, NONE) == ("http:https:ssh", "file", "none")
 
 
@@ -332,8 +373,9 @@ def test_only_the_allowed_transports_run(repo: Path, tmp_path: Path) -> None:
     assert allowed.returncode == 0 and (tmp_path / "b.git" / "HEAD").is_file()
     sentinel = tmp_path / "ran"
     for protocols in (NONE, LOCAL, NETWORK):  # the only values the package passes
-        ext = run([*CONFIG, "clone", "-q", f"ext::sh -c touch% {sentinel}", str(tmp_path / "c")],
-                  environment(protocols), 30)
+        ext = run(
+            [*CONFIG, "clone", "-q", f"ext::sh -c touch% {sentinel}", str(tmp_path / "c")], environment(protocols), 30
+        )
         assert ext.returncode == 128 and b"transport 'ext' not allowed" in ext.stderr
     assert not sentinel.exists()
 
@@ -348,8 +390,14 @@ def test_config_overrides_the_users_hooks_and_housekeeping(
     config = tmp_path / "gitconfig"
     config.write_text("[core]\n\tfsmonitor = true\n[gc]\n\tauto = 1\n[advice]\n\tdetachedHead = true\n")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
-    for key, value in (("core.hooksPath", os.devnull), ("core.fsmonitor", "false"), ("gc.auto", "0"),
-                       ("protocol.ext.allow", "never"), ("submodule.recurse", "false"), ("http.lowSpeedTime", "60")):
+    for key, value in (
+        ("core.hooksPath", os.devnull),
+        ("core.fsmonitor", "false"),
+        ("gc.auto", "0"),
+        ("protocol.ext.allow", "never"),
+        ("submodule.recurse", "false"),
+        ("http.lowSpeedTime", "60"),
+    ):
         got = run([*CONFIG, "config", "--get", key], environment(NONE), 30, cwd=repo)
         assert got.stdout == f"{value}\n".encode(), key
     ours = run([*CONFIG, "checkout", "-q", "-b", "ours"], environment(NONE), 30, cwd=repo)
@@ -370,14 +418,17 @@ def test_the_credential_helper_answers_from_our_environment_only(
     assert not any("alice" in option or "s3cr" in option for option in options)  # no secret on the command line
     filled = run([*options, "credential", "fill"], environment(NETWORK, **env), 30, cwd=tmp_path, stdin=ask)
     assert (filled.returncode, filled.stdout) == (
-        0, b"protocol=https\nhost=example.com\nusername=alice\npassword=s3cr=t p@ss\n")
+        0,
+        b"protocol=https\nhost=example.com\nusername=alice\npassword=s3cr=t p@ss\n",
+    )
     # A user without a password: git may not prompt for one.
     options, env = credential_helper("token", None)
     assert env == {"EDITPRED_GIT_USERNAME": "token"}
     unfilled = run([*options, "credential", "fill"], environment(NETWORK, **env), 30, cwd=tmp_path, stdin=ask)
     assert unfilled.returncode == 128
     assert unfilled.stderr == (
-        b"fatal: could not read Password for 'https://token@example.com': terminal prompts disabled\n")
+        b"fatal: could not read Password for 'https://token@example.com': terminal prompts disabled\n"
+    )
 
 
 @pytest.mark.parametrize(

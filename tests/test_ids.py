@@ -56,8 +56,12 @@ def test_safe_id(text: str, expected: str) -> None:
 
 def example(name: str, path: str | None) -> Example:
     return Example(
-        name=name, repository_url="https://github.com/a/b", revision="abc1", cursor_path="f.py",
-        cursor_position="x<|user_cursor|>", source=Source(path=path),
+        name=name,
+        repository_url="https://github.com/a/b",
+        revision="abc1",
+        cursor_path="f.py",
+        cursor_position="x<|user_cursor|>",
+        source=Source(path=path),
     )
 
 

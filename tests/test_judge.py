@@ -106,7 +106,9 @@ def test_the_failure_message_and_the_report_name_the_same_candidate(project, plu
         """,
     )
     report = project.pytester.path / "r.jsonl"
-    result = project.pytester.runpytest("evals", "--editpred-provider=noop", f"--editpred-report={report}", *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", "--editpred-provider=noop", f"--editpred-report={report}", *plugin_args
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*best: expected patch 2 of 2*"])
     [record] = [json.loads(line) for line in report.read_text().splitlines()]
@@ -277,8 +279,11 @@ def test_kept_rate_on_local_windows_equals_the_whole_text(data: st.DataObject) -
 def whole_text_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     """§4.5 as written: every unit of the three whole texts (the reference for the
     local windows; the bail-out and the equal case are shared code, so not here)."""
-    if base == candidate == reference or abs(abs(len(candidate.encode()) - len(base.encode()))
-                                             - abs(len(reference.encode()) - len(base.encode()))) > 512:
+    if (
+        base == candidate == reference
+        or abs(abs(len(candidate.encode()) - len(base.encode())) - abs(len(reference.encode()) - len(base.encode())))
+        > 512
+    ):
         return compute_kept_rate(base, candidate, reference)
     size = lambda unit: len(unit.encode())  # noqa: E731
     base_units, candidate_units, reference_units = map(comparison_units, (base, candidate, reference))
@@ -296,7 +301,14 @@ def whole_text_kept_rate(base: str, candidate: str, reference: str) -> KeptRate:
     return KeptRate(
         hits / c_edit if c_edit else float(r_edit == 0),
         hits / r_edit if r_edit else float(c_edit == 0),
-        kept, both, c_new - kept, c_new, c_del, r_new, r_del, len(candidate.encode()) - c_new,
+        kept,
+        both,
+        c_new - kept,
+        c_new,
+        c_del,
+        r_new,
+        r_del,
+        len(candidate.encode()) - c_new,
     )
 
 
@@ -338,8 +350,14 @@ def test_the_failure_diff_is_cut_and_says_so() -> None:
     diff = failure_diff(verdict, "f.py")
     assert len(diff.splitlines()) == MAX_DIFF_LINES + 1
     # Every line of the whole diff, and the note that it is not aligned, is shown or counted.
-    whole = diff_texts(expected.buffers["f.py"], after, "expected/f.py", "predicted/f.py",
-                       no_newline_marker=False, max_aligned=MAX_DIFF_LINES)
+    whole = diff_texts(
+        expected.buffers["f.py"],
+        after,
+        "expected/f.py",
+        "predicted/f.py",
+        no_newline_marker=False,
+        max_aligned=MAX_DIFF_LINES,
+    )
     assert not whole.aligned
     assert diff.endswith(f"... {whole.text.count(chr(10)) + 1 - MAX_DIFF_LINES} more lines of diff\n")
     # The note comes first, so the cut never hides it.

@@ -386,12 +386,14 @@ def test_a_relative_import_beyond_the_top_package_is_reported(tmp_path: Path) ->
 
 def test_a_type_checking_import_alone_makes_no_cycle_and_fixing_one_edge_clears_it(fake: Path) -> None:
     (fake / "b.py").write_text("import os\n\nif TYPE_CHECKING:\n    from .a import thing\n")
-    (fake / "q" / "z.py").write_text(textwrap.dedent("""\
+    (fake / "q" / "z.py").write_text(
+        textwrap.dedent("""\
         import typing
 
         if typing.TYPE_CHECKING:
             import fake.p
-    """))
+    """)
+    )
     assert [line for line in check(fake) if "cycle" in line] == []
 
 

@@ -104,11 +104,13 @@ def test_a_100000_hunk_expected_patch_is_refused_with_its_reason(project: Projec
     original = lines(100_000)
     rev = big_repo(project, {"f.py": original})
     hunks = "".join(
-        f"@@ -{i + 1},1 +{i + 1},1 @@\n-{line}+{line.upper()}" for i, line in enumerate(original.splitlines(keepends=True))
+        f"@@ -{i + 1},1 +{i + 1},1 @@\n-{line}+{line.upper()}"
+        for i, line in enumerate(original.splitlines(keepends=True))
     )
     first = original.split("\n", 1)[0]
-    path = big_example(project, "big--hunks", rev, "f.py", f"{first}\n#   ^[CURSOR_POSITION]\n",
-                       "--- a/f.py\n+++ b/f.py\n" + hunks)
+    path = big_example(
+        project, "big--hunks", rev, "f.py", f"{first}\n#   ^[CURSOR_POSITION]\n", "--- a/f.py\n+++ b/f.py\n" + hunks
+    )
     project.example("calc--sub", SUB)
     result = project.pytester.runpytest_subprocess("evals", "--editpred-provider=oracle", *plugin_args)
     result.assert_outcomes(passed=1, errors=1)
@@ -125,7 +127,8 @@ def test_a_100000_hunk_expected_patch_is_refused_with_its_reason(project: Projec
 def test_a_patch_of_many_hunks_under_the_budget_still_applies() -> None:
     original = lines(2_000)
     diff = "--- a/f.py\n+++ b/f.py\n" + "".join(
-        f"@@ -{i + 1},1 +{i + 1},1 @@\n-{line}+{line.upper()}" for i, line in enumerate(original.splitlines(keepends=True))
+        f"@@ -{i + 1},1 +{i + 1},1 @@\n-{line}+{line.upper()}"
+        for i, line in enumerate(original.splitlines(keepends=True))
     )
     [section] = parse_diff(diff)
     assert apply_hunks(original, section.hunks) == original.upper()
@@ -191,12 +194,15 @@ def test_the_prediction_limit_and_the_judge_timeout_are_options(project: Project
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*the predicted patch is * bytes, over the limit of 10 bytes for a prediction*"])
-    result = project.pytester.runpytest("evals", "--editpred-provider=oracle", "--editpred-judge-timeout=0.000001",
-                                        *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", "--editpred-provider=oracle", "--editpred-judge-timeout=0.000001", *plugin_args
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*judging stopped after * s, over the limit of 1e-06 s per item (--editpred-judge-timeout*"
-         "the example's largest expected patch is*"]
+        [
+            "*judging stopped after * s, over the limit of 1e-06 s per item (--editpred-judge-timeout*"
+            "the example's largest expected patch is*"
+        ]
     )
     assert "INTERNALERROR" not in result.stdout.str()
 
@@ -206,8 +212,14 @@ def test_the_prediction_limit_and_the_judge_timeout_are_options(project: Project
 def test_a_64_mib_cursor_file_is_handled(project: Project, plugin_args: list[str]) -> None:
     text = lines(64 * 1024 * 1024 // 34) + "def f():\n    return 1\n"
     rev = big_repo(project, {"f.py": text})
-    big_example(project, "big--cursor", rev, "f.py", "def f():\n    return 1\n#   ^[CURSOR_POSITION]\n",
-                "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n")
+    big_example(
+        project,
+        "big--cursor",
+        rev,
+        "f.py",
+        "def f():\n    return 1\n#   ^[CURSOR_POSITION]\n",
+        "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n",
+    )
     result = project.pytester.runpytest_subprocess("evals", "--editpred-provider=oracle", *plugin_args)
     result.assert_outcomes(passed=1)
     assert peak_child_rss_kb() < MAX_RSS_KB
@@ -215,8 +227,11 @@ def test_a_64_mib_cursor_file_is_handled(project: Project, plugin_args: list[str
 
 # --------------------------------------------------------------------------- paths
 
-UNSAFE = {"up": ("../x.py", "it contains '..'"), "abs": ("/abs/x.py", "it is absolute"),
-          "git": (".git/config", "it names git's own '.git'")}
+UNSAFE = {
+    "up": ("../x.py", "it contains '..'"),
+    "abs": ("/abs/x.py", "it is absolute"),
+    "git": (".git/config", "it names git's own '.git'"),
+}
 
 
 def history(path: str) -> str:

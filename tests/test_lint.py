@@ -63,8 +63,7 @@ class Corpus:
         repo, shas = make_repo(root / "upstream", {"calc.py": CALC, "README.md": "# calc\n"})
         self.rev = shas[-1]
         (root / "pytest.ini").write_text(
-            "[pytest]\neditpred_cache_dir = .cache\neditpred_repos =\n"
-            f"    {URL} = upstream/repo\n" + ini_extra
+            f"[pytest]\neditpred_cache_dir = .cache\neditpred_repos =\n    {URL} = upstream/repo\n" + ini_extra
         )
         (root / "evals").mkdir()
 
@@ -180,7 +179,9 @@ def test_a_cursor_outside_its_file(corpus: Corpus, capsys: pytest.CaptureFixture
     corpus.write("not-there", HISTORY, CURSOR.replace("def sub", "def pow"), expected(GOOD_PATCH))
     corpus.write("no-file", HISTORY, CURSOR.replace("```calc.py", "```nope.py"), expected(GOOD_PATCH))
     corpus.write(
-        "past-end", HISTORY, CURSOR,
+        "past-end",
+        HISTORY,
+        CURSOR,
         expected(
             "```diff\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,3 @@\n def add(a, b):\n+    # sum\n"
             "#                     ^[CURSOR_POSITION]\n     return a + b\n```\n"
@@ -216,8 +217,12 @@ def test_the_oracle_answer_fails(corpus: Corpus, capsys: pytest.CaptureFixture[s
     corpus.write("elsewhere", history, CURSOR, expected(patch))
     # README.md is in no buffer here: the oracle reads it from the repository, as the judge
     # does, and answers the edit; the cursor still cannot be in another file
-    corpus.write("unread", HISTORY, CURSOR, expected(patch.replace("@@ -1,2 +1,2 @@", "@@ -1,1 +1,1 @@")
-                                                      .replace(" \n#  ^", "#  ^")))
+    corpus.write(
+        "unread",
+        HISTORY,
+        CURSOR,
+        expected(patch.replace("@@ -1,2 +1,2 @@", "@@ -1,1 +1,1 @@").replace(" \n#  ^", "#  ^")),
+    )
     status, err, _ = lint(corpus.root, capsys, "evals")
     assert status == 1
     assert err == [
@@ -258,8 +263,12 @@ def test_a_jsonl_line_is_named_by_its_line(corpus: Corpus, capsys: pytest.Captur
     import json
 
     line = {
-        "name": "sub", "repository_url": URL, "revision": corpus.rev, "cursor_path": "calc.py",
-        "cursor_position": "def pow(a, b):\n#             ^[CURSOR_POSITION]\n", "edit_history": "",
+        "name": "sub",
+        "repository_url": URL,
+        "revision": corpus.rev,
+        "cursor_path": "calc.py",
+        "cursor_position": "def pow(a, b):\n#             ^[CURSOR_POSITION]\n",
+        "edit_history": "",
         "expected_patches": [],
     }
     (corpus.root / "evals" / "more.jsonl").write_text("\n" + json.dumps(line) + "\n")
@@ -294,8 +303,11 @@ def test_quiet_on_this_repositorys_corpus(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.skipif(not (SHARED / "repos" / "flask-2fec0b2.bundle").exists(), reason="needs ../shared")
 def test_quiet_on_zeds_flask_example(capsys: pytest.CaptureFixture[str]) -> None:
     status, err, _ = lint(
-        ROOT, capsys, "../shared/examples/zed/flask--add-test-function.md",
-        "--editpred-repo", "https://github.com/pallets/flask=../shared/repos/flask-2fec0b2.bundle",
+        ROOT,
+        capsys,
+        "../shared/examples/zed/flask--add-test-function.md",
+        "--editpred-repo",
+        "https://github.com/pallets/flask=../shared/repos/flask-2fec0b2.bundle",
     )
     assert (status, err) == (0, [])
 

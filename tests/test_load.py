@@ -82,7 +82,11 @@ def test_a_markdown_file_is_one_example(tmp_path: Path) -> None:
     path.write_text(MARKDOWN)
     example = example_of(load_examples(path))
     assert (example.name, example.repository_url, example.revision, example.cursor_path) == (
-        "Add sub", URL, "abc123", "calc.py")
+        "Add sub",
+        URL,
+        "abc123",
+        "calc.py",
+    )
     assert example.cursor_position == "def sub(a, b):<|user_cursor|>\n"
     assert (example.source.path, example.source.cursor_line) == (str(path), 11)
 
@@ -92,7 +96,11 @@ def test_a_json_file_is_one_example_named_by_its_stem_when_it_has_no_name(tmp_pa
     path.write_text(json.dumps(dict(RECORD, name="")))
     example = example_of(load_examples(str(path)))  # a str path works too
     assert (example.name, example.cursor_path, example.source.path, example.source.line) == (
-        "from-ep", "calc.py", str(path), 1)
+        "from-ep",
+        "calc.py",
+        str(path),
+        1,
+    )
     assert example == example_of(load_examples(tmp_path / "from-ep.json"))
 
 
@@ -133,8 +141,11 @@ def test_another_extension_is_refused_unread(tmp_path: Path, name: str, suffix: 
     error = error_of(load_examples(path))
     assert type(error) is FormatError
     assert (error.reason, error.fix, error.path, error.line) == (
-        f"{name} has invalid example extension '{suffix}'", "Name example files *.md, *.json or *.jsonl.",
-        str(path), None)
+        f"{name} has invalid example extension '{suffix}'",
+        "Name example files *.md, *.json or *.jsonl.",
+        str(path),
+        None,
+    )
 
 
 def test_a_directory_is_not_walked_but_refused_as_one_file(tmp_path: Path) -> None:
@@ -144,7 +155,10 @@ def test_a_directory_is_not_walked_but_refused_as_one_file(tmp_path: Path) -> No
     (folder / "a.md").write_text(MARKDOWN)
     error = error_of(load_examples(folder))
     assert (type(error), error.reason, error.path) == (
-        FormatError, "evals has invalid example extension ''", str(folder))
+        FormatError,
+        "evals has invalid example extension ''",
+        str(folder),
+    )
     named = tmp_path / "looks-like.md"
     named.mkdir()
     error = error_of(load_examples(named))
@@ -155,7 +169,10 @@ def test_a_directory_is_not_walked_but_refused_as_one_file(tmp_path: Path) -> No
 def test_a_missing_file_is_one_error(tmp_path: Path, name: str) -> None:
     error = error_of(load_examples(tmp_path / name))
     assert (type(error), error.reason, error.path) == (
-        FormatError, "cannot read the file: No such file or directory", str(tmp_path / name))
+        FormatError,
+        "cannot read the file: No such file or directory",
+        str(tmp_path / name),
+    )
 
 
 # -- the size limit -----------------------------------------------------------------------------
@@ -231,7 +248,9 @@ def test_a_fifo_cannot_get_round_the_limit(tmp_path: Path) -> None:
     writer.join(10)
     assert not writer.is_alive()
     assert (error.reason, error.line) == (
-        "the example file is larger than the limit of 100 bytes for an example; it was not read", None)
+        "the example file is larger than the limit of 100 bytes for an example; it was not read",
+        None,
+    )
 
 
 def test_the_limit_applies_to_each_jsonl_line_and_keeps_every_line_in_its_place(tmp_path: Path) -> None:
@@ -246,7 +265,8 @@ def test_the_limit_applies_to_each_jsonl_line_and_keeps_every_line_in_its_place(
         for e in loaded
     ] == [("Example", "s", 1), ("FormatError", None, 2), ("Example", "t", 3), ("FormatError", None, 4)]
     assert isinstance(loaded[1], EditPredError) and loaded[1].reason == (
-        f"line 2 is larger than the limit of {limit:,} bytes for an example; it was not read")
+        f"line 2 is larger than the limit of {limit:,} bytes for an example; it was not read"
+    )
     assert loaded[1].path == str(path) and loaded[1].fix == LIMIT_FIX
 
 
@@ -265,15 +285,31 @@ def test_a_jsonl_line_exactly_at_the_limit_is_read_also_before_crlf(tmp_path: Pa
     "text,kind,reason,line",
     [
         ("no front matter\n", FrontMatterError, "no front matter: the file must start with a '+++' line", 1),
-        ("+++\nrepository_url = \nrevision = \"x\"\n+++\n", FrontMatterError,
-         "the front matter is not valid TOML: Invalid value (column 18)", 2),
-        ("+++\nrevision = \"abc\"\n+++\n", FrontMatterError, "the front matter has no 'repository_url'", 1),
-        (f'+++\nrepository_url = "{URL}"\nrevision = 7\n+++\n', FrontMatterError,
-         "'revision' must be a non-empty string", 3),
-        (f'+++\nrepository_url = "{URL}"\nrevision = "abc"\n+++\n\n# N\n\n##### deep\n', HeadingLevelError,
-         "Unexpected heading level: h5", 8),
-        (f'+++\nrepository_url = "{URL}"\nrevision = "abc"\n+++\n\n# N\n\n## Edit History\n', MissingCursorBlockError,
-         "Missing cursor position codeblock", 1),
+        (
+            '+++\nrepository_url = \nrevision = "x"\n+++\n',
+            FrontMatterError,
+            "the front matter is not valid TOML: Invalid value (column 18)",
+            2,
+        ),
+        ('+++\nrevision = "abc"\n+++\n', FrontMatterError, "the front matter has no 'repository_url'", 1),
+        (
+            f'+++\nrepository_url = "{URL}"\nrevision = 7\n+++\n',
+            FrontMatterError,
+            "'revision' must be a non-empty string",
+            3,
+        ),
+        (
+            f'+++\nrepository_url = "{URL}"\nrevision = "abc"\n+++\n\n# N\n\n##### deep\n',
+            HeadingLevelError,
+            "Unexpected heading level: h5",
+            8,
+        ),
+        (
+            f'+++\nrepository_url = "{URL}"\nrevision = "abc"\n+++\n\n# N\n\n## Edit History\n',
+            MissingCursorBlockError,
+            "Missing cursor position codeblock",
+            1,
+        ),
     ],
     ids=["no-front-matter", "bad-toml", "no-url", "revision-not-string", "h5", "no-cursor"],
 )
@@ -290,8 +326,11 @@ def test_a_malformed_markdown_file_names_file_and_line(
 @pytest.mark.parametrize(
     "text,reason,line",
     [
-        ('{\n  "name": "x",\n  oops\n}\n',
-         "invalid JSON: Expecting property name enclosed in double quotes (column 3)", 3),
+        (
+            '{\n  "name": "x",\n  oops\n}\n',
+            "invalid JSON: Expecting property name enclosed in double quotes (column 3)",
+            3,
+        ),
         ("[1, 2]", "an example must be a JSON object, not list", 1),
         (json.dumps({k: v for k, v in RECORD.items() if k != "revision"}), "the example has no 'revision'", 1),
         ("", "invalid JSON: Expecting value (column 1)", 1),
@@ -316,14 +355,17 @@ def test_a_malformed_jsonl_line_is_an_error_in_its_place(tmp_path: Path) -> None
     second, fourth = loaded[1], loaded[3]
     assert isinstance(second, JSONFormatError) and isinstance(fourth, JSONFormatError)
     assert (second.reason, second.path, second.line) == (
-        "invalid JSON: Expecting property name enclosed in double quotes (column 2)", str(path), 2)
+        "invalid JSON: Expecting property name enclosed in double quotes (column 2)",
+        str(path),
+        2,
+    )
     assert (fourth.reason, fourth.line) == ("an example must be a JSON object, not str", 4)
 
 
 @pytest.mark.parametrize(
     "name,data,line",
     [
-        ("bad.md", b"+++\nrepository_url = \"u\"\n\xff\n+++\n", 3),
+        ("bad.md", b'+++\nrepository_url = "u"\n\xff\n+++\n', 3),
         ("bad.json", b'{"name":\n\n "\xc3"}', 3),
         ("bad.jsonl", json.dumps(RECORD).encode() + b"\n" + b'{"name": "\xe2\x82"}\n', 2),
     ],
@@ -333,4 +375,9 @@ def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path, name: str, data:
     path.write_bytes(data)
     error = error_of(load_examples(path))
     assert (type(error), error.reason, error.fix, error.path, error.line) == (
-        FormatError, "the file is not valid UTF-8", "Save it as UTF-8.", str(path), line)
+        FormatError,
+        "the file is not valid UTF-8",
+        "Save it as UTF-8.",
+        str(path),
+        line,
+    )

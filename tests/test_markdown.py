@@ -81,8 +81,9 @@ def test_h1_is_the_name_and_the_last_h1_wins_and_inline_code_is_dropped() -> Non
 
 def test_section_titles_are_ascii_case_insensitive_and_plural_is_other() -> None:
     body = (
-        "## EDIT HISTORY\n\n```diff\n--- a/f\n+++ b/f\n-a\n+b\n```\n\n" + CURSOR +
-        "\n## expected patch\n\n```diff\none\n```\n\n## Expected Patches\n\n```diff\nignored\n```\n"
+        "## EDIT HISTORY\n\n```diff\n--- a/f\n+++ b/f\n-a\n+b\n```\n\n"
+        + CURSOR
+        + "\n## expected patch\n\n```diff\none\n```\n\n## Expected Patches\n\n```diff\nignored\n```\n"
     )
     example = from_markdown(md(body))
     assert example.edit_history == "--- a/f\n+++ b/f\n-a\n+b\n"

@@ -180,9 +180,7 @@ def test_delta_chr_f_bounds(original: str, expected: str, actual: str) -> None:
 
 @settings(database=None, max_examples=300, deadline=None)
 @given(_texts, _texts, _texts)
-def test_delta_chr_f_swapping_sides_swaps_precision_and_recall(
-    original: str, expected: str, actual: str
-) -> None:
+def test_delta_chr_f_swapping_sides_swaps_precision_and_recall(original: str, expected: str, actual: str) -> None:
     forward = delta_chr_f(original, expected, actual)
     backward = delta_chr_f(original, actual, expected)
     assert forward.true_positives == backward.true_positives
@@ -489,9 +487,7 @@ def test_lcs_length_matches_naive(a: list[str], b: list[str]) -> None:
     dp = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(1, len(a) + 1):
         for j in range(1, len(b) + 1):
-            dp[i][j] = (
-                dp[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(dp[i - 1][j], dp[i][j - 1])
-            )
+            dp[i][j] = dp[i - 1][j - 1] + 1 if a[i - 1] == b[j - 1] else max(dp[i - 1][j], dp[i][j - 1])
     assert lcs_length(a, b) == dp[len(a)][len(b)]
 
 
@@ -689,9 +685,7 @@ def _patch(old: str, new: str, row: int = 1) -> str:
 def test_best_candidate_is_the_largest_chr_f() -> None:
     first = Candidate(_patch("x = 1", "x = 2"), "x = 2\ny = 2\n")
     second = Candidate(_patch("x = 1", "x = 3"), "x = 3\ny = 2\n")
-    index, score = score_prediction(
-        ORIGINAL, [first, second], "x = 3\ny = 2\n", _patch("x = 1", "x = 3"), None
-    )
+    index, score = score_prediction(ORIGINAL, [first, second], "x = 3\ny = 2\n", _patch("x = 1", "x = 3"), None)
     assert index == 1
     assert score.delta_chr_f == pytest.approx(100.0)
     assert (score.exact_lines_tp, score.exact_lines_fp, score.exact_lines_fn) == (2, 0, 0)
@@ -739,9 +733,7 @@ def test_no_candidates_scores_against_no_change() -> None:
     assert score.wrong_editable_region is None
     assert (score.kept_rate, score.recall_rate) == (1.0, 1.0)
     # a change where none was expected is an extra edit
-    index, changed = score_prediction(
-        ORIGINAL, [], "x = 5\ny = 2\n", _patch("x = 1", "x = 5"), None
-    )
+    index, changed = score_prediction(ORIGINAL, [], "x = 5\ny = 2\n", _patch("x = 1", "x = 5"), None)
     assert index is None
     assert changed.delta_chr_f == 0.0
     assert changed.exact_lines_fp == 2

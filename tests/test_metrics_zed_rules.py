@@ -334,9 +334,7 @@ _rows = st.sets(st.integers(min_value=0, max_value=120), max_size=40)
 @given(_rows, _rows)
 def test_fast_matching_is_the_greedy_rule(expected: set[int], actual: set[int]) -> None:
     result = patch_location_match(HEADER + _deletions(expected), HEADER + _deletions(actual))
-    assert (result.lines_tp, result.lines_fp, result.lines_fn) == _greedy_reference(
-        expected, actual
-    )
+    assert (result.lines_tp, result.lines_fp, result.lines_fn) == _greedy_reference(expected, actual)
 
 
 def test_greedy_tie_goes_to_the_smaller_expected_row() -> None:
@@ -385,9 +383,7 @@ def test_lcs_length_of_unrelated_sequences_and_of_strings() -> None:
     assert _tokens._myers_distance(a, b, 1000) is None  # out of budget: the DP answers
     assert lcs_length(a, b) == _naive_lcs(a, b)
     # strings work too (the reversal ratio passes text)
-    assert lcs_length("kitten sitting", "sitting kitten") == _naive_lcs(
-        list("kitten sitting"), list("sitting kitten")
-    )
+    assert lcs_length("kitten sitting", "sitting kitten") == _naive_lcs(list("kitten sitting"), list("sitting kitten"))
 
 
 def test_lcs_length_over_the_limit_says_so() -> None:

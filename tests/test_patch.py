@@ -154,22 +154,43 @@ def test_a_default_path_that_is_not_open_does_not_help() -> None:
     [
         (section("a/../x", "b/../x", "-one", "+1"), "unsafe path '../x': it contains '..'", 1),
         (section("/dev/null", "/etc/x", "+x"), "unsafe path '/etc/x': it is absolute", 1),
-        (section("a/.git/config", "b/.git/config", "-a", "+b"),
-         "unsafe path '.git/config': it names git's own '.git'", 1),
-        (section("a/src/.GIT/hooks/x", "b/src/.GIT/hooks/x", "-a", "+b"),
-         "unsafe path 'src/.GIT/hooks/x': it names git's own '.git'", 1),
+        (
+            section("a/.git/config", "b/.git/config", "-a", "+b"),
+            "unsafe path '.git/config': it names git's own '.git'",
+            1,
+        ),
+        (
+            section("a/src/.GIT/hooks/x", "b/src/.GIT/hooks/x", "-a", "+b"),
+            "unsafe path 'src/.GIT/hooks/x': it names git's own '.git'",
+            1,
+        ),
         (section("a/C:/x.py", "b/C:/x.py", "-a", "+b"), "unsafe path 'C:/x.py': it is absolute", 1),
         (section("a/src/./../../x", "b/src/./../../x", "-a", "+b"), "unsafe path 'src/./../../x': it contains '..'", 1),
-        (section("a/x\x01y", "b/x\x01y", "-a", "+b"),
-         "unsafe path 'x\\x01y': it contains NUL or control characters", 1),
+        (
+            section("a/x\x01y", "b/x\x01y", "-a", "+b"),
+            "unsafe path 'x\\x01y': it contains NUL or control characters",
+            1,
+        ),
         # only the new name is unsafe: a rename out of the repository
         (section("a/a.py", "b/../outside.py", "-one", "+1"), "unsafe path '../outside.py': it contains '..'", 1),
         # the line is the unsafe section's, relative to the patch
-        (section("a/a.py", "b/a.py", "-one", "+1") + section("a/../x", "b/../x", "-a", "+b"),
-         "unsafe path '../x': it contains '..'", 6),
+        (
+            section("a/a.py", "b/a.py", "-one", "+1") + section("a/../x", "b/../x", "-a", "+b"),
+            "unsafe path '../x': it contains '..'",
+            6,
+        ),
     ],
-    ids=["dotdot", "absolute", "dot-git", "dot-git-any-case", "drive-letter", "dot-then-dotdot", "control",
-         "rename-target", "second-section"],
+    ids=[
+        "dotdot",
+        "absolute",
+        "dot-git",
+        "dot-git-any-case",
+        "drive-letter",
+        "dot-then-dotdot",
+        "control",
+        "rename-target",
+        "second-section",
+    ],
 )
 def test_a_patch_naming_an_unsafe_path_is_refused(patch: str, reason: str, line: int) -> None:
     with pytest.raises(UnsafePathError) as info:
@@ -304,27 +325,52 @@ def test_patched_is_frozen_and_kept_defaults_to_empty() -> None:
         # on an added line: the caret's column minus the '+' prefix
         (section("a/a.py", "b/a.py", "-two", "+TWO", "#  ^[CURSOR_POSITION]"), {"a.py": TEXT}, ("a.py", 6), "one\nTW|"),
         # on a context line
-        (section("a/a.py", "b/a.py", " three", "#    ^[CURSOR_POSITION]", "-four", "+4"), {"a.py": TEXT},
-         ("a.py", 12), "one\ntwo\nthre|"),
+        (
+            section("a/a.py", "b/a.py", " three", "#    ^[CURSOR_POSITION]", "-four", "+4"),
+            {"a.py": TEXT},
+            ("a.py", 12),
+            "one\ntwo\nthre|",
+        ),
         # '<' marks column 0; before any context or '+' line it is the first hunk's start
         ("--- a/a.py\n+++ b/a.py\n# <[CURSOR_POSITION]\n@@ @@\n-two\n+TWO\n", {"a.py": TEXT}, ("a.py", 4), "one\n|"),
         # in a later hunk: that hunk's own position, not Zed's accumulated offset
-        (section("a/a.py", "b/a.py", " one", "-two", "+TWO") + "@@ @@\n three\n-four\n+FOUR\n#   ^[CURSOR_POSITION]\n",
-         {"a.py": TEXT}, ("a.py", 17), "one\nTWO\nthree\nFOU|"),
+        (
+            section("a/a.py", "b/a.py", " one", "-two", "+TWO")
+            + "@@ @@\n three\n-four\n+FOUR\n#   ^[CURSOR_POSITION]\n",
+            {"a.py": TEXT},
+            ("a.py", 17),
+            "one\nTWO\nthree\nFOU|",
+        ),
         # in the second file of the patch
-        (section("a/a.py", "b/a.py", "-one", "+ONE")
-         + section("a/b.py", "b/b.py", "-bee", "+BEE", "# ^[CURSOR_POSITION]"),
-         {"a.py": TEXT, "b.py": "alpha\nbee\n"}, ("b.py", 7), "alpha\nB|"),
+        (
+            section("a/a.py", "b/a.py", "-one", "+ONE")
+            + section("a/b.py", "b/b.py", "-bee", "+BEE", "# ^[CURSOR_POSITION]"),
+            {"a.py": TEXT, "b.py": "alpha\nbee\n"},
+            ("b.py", 7),
+            "alpha\nB|",
+        ),
         # in a renamed file: the new name
-        (section("a/old.py", "b/new.py", "-x", "+xyz", "#  ^[CURSOR_POSITION]"), {"old.py": "x\n"},
-         ("new.py", 2), "xy|"),
+        (
+            section("a/old.py", "b/new.py", "-x", "+xyz", "#  ^[CURSOR_POSITION]"),
+            {"old.py": "x\n"},
+            ("new.py", 2),
+            "xy|",
+        ),
         # columns are UTF-8 bytes: 'é' is two bytes, so byte 3 is the third character
         (section("a/u.py", "b/u.py", "-x", "+é = 1", "#   ^[CURSOR_POSITION]"), {"u.py": "x\n"}, ("u.py", 2), "é |"),
         # a column is not clamped to its line (Zed): it runs on into the next one
         (section("a/a.py", "b/a.py", "-one", "+1", "#     ^[CURSOR_POSITION]"), {"a.py": TEXT}, ("a.py", 5), "1\ntwo|"),
     ],
-    ids=["added-line", "context-line", "before-any-line", "later-hunk", "second-file", "renamed", "multi-byte",
-         "unclamped"],
+    ids=[
+        "added-line",
+        "context-line",
+        "before-any-line",
+        "later-hunk",
+        "second-file",
+        "renamed",
+        "multi-byte",
+        "unclamped",
+    ],
 )
 def test_the_expected_cursor_lands_where_the_patch_marks_it(
     patch: str, buffers: dict[str, str], cursor: tuple[str, int], shown: str

@@ -70,7 +70,11 @@ class RawServer:
                         return
                     head += line
                 length = next(
-                    (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")),
+                    (
+                        int(line.split(b":")[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length")
+                    ),
                     0,
                 )
                 self.requests.append(head + reader.read(length))
@@ -161,7 +165,7 @@ def test_an_idle_connection_closed_by_the_server_is_replaced(server: RawServer) 
 
 
 def test_a_chunked_body_is_read_whole(server: RawServer) -> None:
-    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n"
+    chunked = b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n3\r\n 1}\r\n0\r\n\r\n'
     server.script = lambda connection, number: (chunked, False)
     transport = PlainHTTPTransport()
 
@@ -185,7 +189,7 @@ def test_an_error_status_is_an_answer_not_an_exception(server: RawServer) -> Non
     ("answer", "message"),
     [
         (b"this is not HTTP\r\n\r\n", "illegal status line"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{\"cut", "before the end of its answer"),
+        (b'HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"cut', "before the end of its answer"),
     ],
     ids=["garbage", "cut-short"],
 )

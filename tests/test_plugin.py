@@ -118,7 +118,9 @@ def test_cursor_rules(project: Project, plugin_args: list[str]) -> None:
     result.stdout.fnmatch_lines(["*the edit matches expected patch 1 but the cursor is elsewhere*"])
 
 
-REJECTED = SUB + """
+REJECTED = (
+    SUB
+    + """
 ## Rejected Patch
 
 ```diff
@@ -128,6 +130,7 @@ REJECTED = SUB + """
 +    return a + b
 ```
 """
+)
 
 
 def test_rejected_patch_fails_and_no_expected_patch_expects_no_change(project: Project, plugin_args: list[str]) -> None:
@@ -213,7 +216,9 @@ def test_repository_options(project: Project, plugin_args: list[str], monkeypatc
     assert (cache / "mirrors").is_dir()
     # Offline, an unmapped URL that is not cached is an ERROR that says what to do;
     # once cached, it runs offline.
-    project.pytester.runpytest("evals", "--editpred-provider=oracle", "--editpred-offline", *plugin_args).assert_outcomes(passed=1)
+    project.pytester.runpytest(
+        "evals", "--editpred-provider=oracle", "--editpred-offline", *plugin_args
+    ).assert_outcomes(passed=1)
     monkeypatch.setenv("EDITPRED_CACHE_DIR", str(project.pytester.path / "empty-cache"))
     offline = project.pytester.runpytest("evals", "--editpred-provider=oracle", "--editpred-offline", *plugin_args)
     offline.assert_outcomes(errors=1)

@@ -56,7 +56,10 @@ MISTAKES = {
     "openai-without-model": (["--editpred-provider=openai"], "needs a model name"),
     "openai-without-base-url": (["--editpred-provider=openai", "--editpred-model=m"], "needs a base URL"),
     "replay-without-file": (["--editpred-provider=replay"], "needs a replay file"),
-    "replay-file-missing": (["--editpred-provider=replay", "--editpred-replay=nowhere.jsonl"], "cannot read the replay file"),
+    "replay-file-missing": (
+        ["--editpred-provider=replay", "--editpred-replay=nowhere.jsonl"],
+        "cannot read the replay file",
+    ),
     "trials-0": (["--editpred-trials", "0"], "--editpred-trials is 0, but it must be at least 1"),
     "fail-under-150": (["--editpred-fail-under", "150"], "must be from 0 to 100"),
     "min-delta-chrf-101": (["--editpred-min-delta-chrf", "101"], "must be from 0 to 100"),
@@ -94,8 +97,12 @@ def test_an_ini_value_out_of_range_names_the_ini_key(project: Project) -> None:
         ini.write("\neditpred_fail_under = 120\n")
     result = project.pytester.runpytest("evals")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: editpred: ini editpred_fail_under is 120, but it must be from 0 to 100*",
-                                 "*fix: Give the ini key editpred_fail_under a value from 0 to 100.*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: editpred: ini editpred_fail_under is 120, but it must be from 0 to 100*",
+            "*fix: Give the ini key editpred_fail_under a value from 0 to 100.*",
+        ]
+    )
 
 
 def test_a_suite_without_examples_is_not_checked_for_provider_options(pytester: pytest.Pytester) -> None:
@@ -172,16 +179,18 @@ def test_a_broken_example_is_one_paragraph(project: Project, plugin_args: list[s
     assert summary.startswith("ERROR evals/calc--broken.md::calc--broken - the edit history does not apply"), summary
 
 
-def test_an_unreachable_server_is_one_paragraph(
-    project: Project, plugin_args: list[str], summary_style: str
-) -> None:
+def test_an_unreachable_server_is_one_paragraph(project: Project, plugin_args: list[str], summary_style: str) -> None:
     path = project.example("calc--sub", SUB)
     gone = LLMServer.start()
     url = gone.url
     gone.close()  # nothing listens there now: connection refused
     result = project.pytester.runpytest(
-        "evals", "--editpred-provider=llamacpp-infill", f"--editpred-base-url={url}",
-        "--editpred-retries=1", "--editpred-cache=off", *plugin_args,
+        "evals",
+        "--editpred-provider=llamacpp-infill",
+        f"--editpred-base-url={url}",
+        "--editpred-retries=1",
+        "--editpred-cache=off",
+        *plugin_args,
     )
     result.assert_outcomes(errors=1)
     text = output(result)
@@ -221,7 +230,9 @@ def test_hyphenated_tags_are_registered_markers(project: Project, plugin_args: l
     def selected(expression: str) -> list[tuple[str, str]]:
         result = project.pytester.runpytest(*base, "-m", expression, "-v")
         assert result.ret == pytest.ExitCode.OK, output(result)
-        return sorted(set(re.findall(r"::(calc--\w+) PASSED|PASSED evals/\S+::(calc--\w+)", result.stdout.str())) - {("", "")})
+        return sorted(
+            set(re.findall(r"::(calc--\w+) PASSED|PASSED evals/\S+::(calc--\w+)", result.stdout.str())) - {("", "")}
+        )
 
     def names(found: list[tuple[str, str]]) -> list[str]:
         return sorted(a or b for a, b in found)
@@ -257,7 +268,9 @@ def test_ids_are_file_stems_pasteable_and_spelled_once(project: Project, plugin_
     text = result.stdout.str()
     # -v shows the id as it is (a dot in it would show as '::'), and the failure's
     # header, the summary table and the record spell it the same way.
-    assert re.search(r"^(\[gw\d\] \[100%\] FAILED )?evals/calc--rename-error\.md::calc--rename-error( FAILED)?", text, re.M), text
+    assert re.search(
+        r"^(\[gw\d\] \[100%\] FAILED )?evals/calc--rename-error\.md::calc--rename-error( FAILED)?", text, re.M
+    ), text
     assert "::rs" not in text and "error.rs" not in text, text
     assert re.search(r"^_+ calc--rename-error _+$", text, re.M), text
     assert re.search(r"^calc--rename-error\s+\d", text, re.M), text
@@ -305,9 +318,23 @@ def test_the_readmes_k_and_m_examples_select_something_in_evals() -> None:
     assert selections, "the README shows no -k or -m example"
     for args in selections:
         result = subprocess.run(
-            [sys.executable, "-m", "pytest", "evals/", "--collect-only", "-q", "-p", "no:cacheprovider",
-             "-p", "no:randomly", *args],
-            cwd=ROOT, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "evals/",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                *args,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         collected = [line for line in result.stdout.splitlines() if line.startswith("evals/")]
         assert collected, f"README's `{' '.join(args)}` selects nothing in evals/:\n{result.stdout}{result.stderr}"
@@ -316,7 +343,7 @@ def test_the_readmes_k_and_m_examples_select_something_in_evals() -> None:
 # --------------------------------------------------------------------- 4. who answered
 
 
-CUSTOM = '''
+CUSTOM = """
 import pytest
 from pytest_editpred import Prediction
 
@@ -330,7 +357,7 @@ def editpred_completion():
         return Prediction(text=text, model="my-model" if request.example.name.endswith("--a") else None)
 
     return complete
-'''
+"""
 
 
 @pytest.mark.xdist
@@ -357,7 +384,9 @@ def test_a_custom_fixture_is_recorded_by_its_qualified_name(project: Project, pl
 def test_the_built_in_provider_is_recorded_by_its_name(project: Project) -> None:
     project.example("calc--a", SUB)
     report = project.pytester.path / "r.jsonl"
-    project.pytester.runpytest("evals", "--editpred-provider=oracle", f"--editpred-report={report}").assert_outcomes(passed=1)
+    project.pytester.runpytest("evals", "--editpred-provider=oracle", f"--editpred-report={report}").assert_outcomes(
+        passed=1
+    )
     [record] = records(report)
     assert record["provider"] == "oracle"
 
@@ -397,13 +426,19 @@ def test_a_replay_file_without_the_answer_is_an_error(project: Project, plugin_a
     project.example("calc--a", SUB)
     project.example("calc--b", SUB)
     first = project.pytester.path / "first.jsonl"
-    project.pytester.runpytest("evals", "--editpred-provider=oracle", f"--editpred-report={first}").assert_outcomes(passed=2)
+    project.pytester.runpytest("evals", "--editpred-provider=oracle", f"--editpred-report={first}").assert_outcomes(
+        passed=2
+    )
     kept = [r for r in records(first) if r["name"] == "calc--a"]
     replay = project.pytester.path / "replay.jsonl"
     replay.write_text("".join(json.dumps(r) + "\n" for r in kept))
     report = project.pytester.path / "r.jsonl"
     result = project.pytester.runpytest(
-        "evals", "--editpred-provider=replay", f"--editpred-replay={replay}", f"--editpred-report={report}", *plugin_args
+        "evals",
+        "--editpred-provider=replay",
+        f"--editpred-replay={replay}",
+        f"--editpred-report={report}",
+        *plugin_args,
     )
     result.assert_outcomes(passed=1, errors=1)  # never FAILED: no answer is not a wrong answer
     text = output(result)
@@ -473,7 +508,9 @@ def test_bad_toml_has_one_line_number_the_files(toml: str, line: int) -> None:
     assert not re.search(r"\bline \d", message), message  # no second, different number
 
 
-def test_a_clone_that_fails_says_how_to_do_without_the_network(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_a_clone_that_fails_says_how_to_do_without_the_network(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     gone = LLMServer.start()
     url = gone.url
     gone.close()  # nothing listens: git's clone fails at once, without DNS

@@ -34,11 +34,15 @@ def properties(xml_path) -> dict[str, dict[str, str]]:
     }
 
 
-def test_right_answer_passes_wrong_answer_fails(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+def test_right_answer_passes_wrong_answer_fails(
+    project: Project, llm_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     llm_server.answer(RIGHT)
     xml = project.pytester.path / "j.xml"
-    result = project.pytester.runpytest(*fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args)
+    result = project.pytester.runpytest(
+        *fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args
+    )
     result.assert_outcomes(passed=1)
     props = properties(xml)["calc--sub"]
     assert props["editpred_attempt_1"].startswith("ok ")
@@ -49,7 +53,9 @@ def test_right_answer_passes_wrong_answer_fails(project: Project, llm_server: LL
     result.stdout.fnmatch_lines(["*matches none of the 1 expected patch*", "*delta-chrF*"])
 
 
-def test_server_errors_are_errors_after_every_retry(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+def test_server_errors_are_errors_after_every_retry(
+    project: Project, llm_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     llm_server.answer(RIGHT)
     llm_server.fail(503, times=3)
@@ -64,18 +70,24 @@ def test_server_errors_are_errors_after_every_retry(project: Project, llm_server
     assert props["editpred_reason"].startswith("infrastructure:")
 
 
-def test_a_retry_that_succeeds_passes_and_records_both_attempts(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+def test_a_retry_that_succeeds_passes_and_records_both_attempts(
+    project: Project, llm_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     llm_server.answer(RIGHT)
     llm_server.fail(500, times=1)
     xml = project.pytester.path / "j.xml"
-    result = project.pytester.runpytest(*fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args)
+    result = project.pytester.runpytest(
+        *fim_args(llm_server, f"--junitxml={xml}", "--editpred-cache=off"), *plugin_args
+    )
     result.assert_outcomes(passed=1)
     props = properties(xml)["calc--sub"]
     assert props["editpred_attempt_1"].startswith("http-500") and props["editpred_attempt_2"].startswith("ok")
 
 
-def test_malformed_answer_fails_and_is_never_retried(project: Project, llm_server: LLMServer, plugin_args: list[str]) -> None:
+def test_malformed_answer_fails_and_is_never_retried(
+    project: Project, llm_server: LLMServer, plugin_args: list[str]
+) -> None:
     project.example("calc--sub", SUB)
     llm_server.malformed(times=5)
     result = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=off"), *plugin_args)
@@ -85,7 +97,9 @@ def test_malformed_answer_fails_and_is_never_retried(project: Project, llm_serve
 
 
 @pytest.mark.xdist
-def test_the_api_key_never_leaks(project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_api_key_never_leaks(
+    project: Project, llm_server: LLMServer, plugin_args: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     project.example("calc--sub", SUB)
     project.example("calc--sub-again", SUB)
     monkeypatch.setenv("EDITPRED_TEST_KEY", KEY)
@@ -93,8 +107,14 @@ def test_the_api_key_never_leaks(project: Project, llm_server: LLMServer, plugin
     llm_server.fail(401, message=f"invalid api key {KEY}")
     files = project.pytester.path
     result = project.pytester.runpytest(
-        *fim_args(llm_server, "--editpred-api-key-env=EDITPRED_TEST_KEY", f"--junitxml={files / 'j.xml'}",
-                  f"--editpred-report={files / 'r.jsonl'}", f"--editpred-html={files / 'r.html'}", "-rA"),
+        *fim_args(
+            llm_server,
+            "--editpred-api-key-env=EDITPRED_TEST_KEY",
+            f"--junitxml={files / 'j.xml'}",
+            f"--editpred-report={files / 'r.jsonl'}",
+            f"--editpred-html={files / 'r.html'}",
+            "-rA",
+        ),
         *plugin_args,
     )
     result.assert_outcomes(passed=1, errors=1)
@@ -119,7 +139,9 @@ def test_response_cache_modes(project: Project, llm_server: LLMServer, plugin_ar
     fresh.assert_outcomes(failed=1)  # write-only never reads: the server's new answer
     assert len(llm_server.requests) == 2
     # Each trial is its own cache key: trial 2 was never asked, so it misses.
-    miss = project.pytester.runpytest(*fim_args(llm_server, "--editpred-cache=replay-only", "--editpred-trials=2"), *plugin_args)
+    miss = project.pytester.runpytest(
+        *fim_args(llm_server, "--editpred-cache=replay-only", "--editpred-trials=2"), *plugin_args
+    )
     miss.assert_outcomes(failed=1, errors=1)  # t1 replays the last (wrong) answer, t2 misses: no answer
     miss.stdout.fnmatch_lines(["*response cache*"])
     assert len(llm_server.requests) == 2
@@ -153,7 +175,9 @@ def test_report_records(project: Project, llm_server: LLMServer, plugin_args: li
     project.example("calc--sub", SUB, tags=("completion",))
     llm_server.answer(RIGHT)
     report = project.pytester.path / "r.jsonl"
-    project.pytester.runpytest(*fim_args(llm_server, f"--editpred-report={report}"), *plugin_args).assert_outcomes(passed=1)
+    project.pytester.runpytest(*fim_args(llm_server, f"--editpred-report={report}"), *plugin_args).assert_outcomes(
+        passed=1
+    )
     [record] = [json.loads(line) for line in report.read_text().splitlines()]
     assert record["name"] == "calc--sub" and record["outcome"] == "passed"
     assert record["provider"] == "llamacpp-infill" and record["trial"] == 1

@@ -28,7 +28,7 @@ from pytest_editpred.reports._summary import SUMMARY_JSON_FIELDS
 
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
-SCRIPTED = '''
+SCRIPTED = """
 import json, os, time
 from pathlib import Path
 
@@ -68,7 +68,7 @@ def editpred_completion():
             time.sleep(0.02)
         return answer(request, how)
     return complete
-'''
+"""
 
 # The user's edit history refers to a function calc.py does not have: an ERROR.
 BROKEN_HISTORY = SUB.replace(" def mul(a, b):\n     return a * b\n+", " def div(a, b):\n     return a / b\n+")
@@ -246,7 +246,9 @@ def test_summary_json_has_zed_fields(project: Project, plugin_args: list[str]) -
     project.example("calc--b", SUB)
     scripted(project, {"calc--b": ["wrong", "right"]})
     path = project.pytester.path / "out" / "summary.json"
-    result = project.pytester.runpytest("evals", "--editpred-trials", "2", f"--editpred-summary-json={path}", *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", "--editpred-trials", "2", f"--editpred-summary-json={path}", *plugin_args
+    )
     result.assert_outcomes(passed=3, failed=1)
     data = json.loads(path.read_text())
     assert set(data) <= set(SUMMARY_JSON_FIELDS), set(data) - set(SUMMARY_JSON_FIELDS)
@@ -407,7 +409,16 @@ def test_killed_run_keeps_its_finished_records(project: Project, plugin_args: li
     # The first five answer at once; the others wait (for "release", at most 60 s).
     scripted(project, {"sleep": {name: 60 for name in names[5:]}})
     report = project.pytester.path / "r.jsonl"
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "evals", f"--editpred-report={report}", *plugin_args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "evals",
+        f"--editpred-report={report}",
+        *plugin_args,
+    ]
     # A session of its own, so the kill reaches the xdist workers too.
     process = subprocess.Popen(
         command, cwd=project.pytester.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -487,7 +498,9 @@ def test_unreadable_baseline_is_a_usage_error(project: Project, plugin_args: lis
     missing = project.pytester.path / "nope.jsonl"
     report = project.pytester.path / "r.jsonl"
     report.write_text("keep me\n")
-    result = project.pytester.runpytest("evals", f"--editpred-baseline={missing}", f"--editpred-report={report}", *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", f"--editpred-baseline={missing}", f"--editpred-report={report}", *plugin_args
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*--editpred-baseline: cannot read {missing}*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -549,7 +562,9 @@ def test_accept_adds_the_prediction_as_an_expected_patch(project: Project, plugi
     assert good.read_bytes() == good_bytes
     after = bad.read_text()
     assert after != bad_before and after.startswith(bad_before.rstrip("\n"))
-    assert after.count("## Expected Patch") + after.count("```diff") > bad_before.count("## Expected Patch") + bad_before.count("```diff")
+    assert after.count("## Expected Patch") + after.count("```diff") > bad_before.count(
+        "## Expected Patch"
+    ) + bad_before.count("```diff")
     old, new = from_markdown(bad_before, bad), from_markdown(after, bad)
     assert new.expected_patches[:-1] == old.expected_patches and len(new.expected_patches) == 2
     assert new == old.__class__(**{**old.__dict__, "expected_patches": new.expected_patches})
@@ -580,7 +595,9 @@ def test_min_delta_chrf_names_its_limit_on_the_item(project: Project, plugin_arg
     project.example("calc--a", SUB)
     scripted(project, {"calc--a": "wrong"})
     path = project.pytester.path / "r.jsonl"
-    result = project.pytester.runpytest("evals", "--editpred-min-delta-chrf", "100", f"--editpred-report={path}", *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", "--editpred-min-delta-chrf", "100", f"--editpred-report={path}", *plugin_args
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*delta_chr_f * is below the limit 100*"])
     [record] = read_records(path)
@@ -636,7 +653,11 @@ def test_group_by_from_ini_and_a_dot_git_url(project: Project, plugin_args: list
     dotgit.write_text(dotgit.read_text().replace(project.url, project.url + ".git"))
     scripted(project, {})
     result = project.pytester.runpytest(
-        "evals", "-o", "editpred_group_by=tag repository", f"--editpred-repo={project.url}.git=upstream/repo", *plugin_args
+        "evals",
+        "-o",
+        "editpred_group_by=tag repository",
+        f"--editpred-repo={project.url}.git=upstream/repo",
+        *plugin_args,
     )
     result.assert_outcomes(passed=2)
     # One repository, whether its URL ends in .git or not.
@@ -648,7 +669,10 @@ def test_group_by_from_ini_and_a_dot_git_url(project: Project, plugin_args: list
 
 def junit_properties(path: Path) -> dict[str, dict[str, str]]:
     root = ET.parse(path).getroot()
-    return {case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")} for case in root.iter("testcase")}  # type: ignore[misc]
+    return {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in root.iter("testcase")
+    }  # type: ignore[misc]
 
 
 @pytest.mark.xdist
@@ -677,7 +701,7 @@ def test_metrics_are_junit_properties(project: Project, plugin_args: list[str]) 
 
 # ------------------------------------------------------------- what a run holds on to
 
-HOLDS = '''
+HOLDS = """
 
 def pytest_sessionfinish(session):
     # Run in every process: what is still held once every item has reported.
@@ -692,7 +716,7 @@ def pytest_sessionfinish(session):
             "reports": len(reports),
             "worker": hasattr(session.config, "workerinput"),  # not $PYTEST_XDIST_WORKER: ours leaks in
         }) + "\\n")
-'''
+"""
 
 
 @pytest.mark.xdist

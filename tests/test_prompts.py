@@ -26,7 +26,6 @@ NEW_TEXT = TEXT.replace("hello(sys", "greet(sys")
 REGION = 'def main():\n    hello(sys.argv[1])\n    hello("world")'
 
 
-
 def small_window(req: PredictionRequest | None = None):  # type: ignore[no-untyped-def]
     """A region of the cursor row and one row on each side, to keep goldens short."""
     return window_for(req or request(), lines_before=1, lines_after=1)
@@ -82,9 +81,7 @@ def test_hunks_drop_file_headers() -> None:
 
 def test_history_spellings_and_budget() -> None:
     moved = EditEvent("new.py", "old.py", "@@ -1 +1 @@\n-x\n+y\n", predicted=True)
-    assert git_history([moved]) == (
-        "// User accepted prediction:\n--- a/old.py\n+++ b/new.py\n@@ -1 +1 @@\n-x\n+y\n"
-    )
+    assert git_history([moved]) == ("// User accepted prediction:\n--- a/old.py\n+++ b/new.py\n@@ -1 +1 @@\n-x\n+y\n")
     big = EditEvent("a.py", "a.py", "@@ -1 +1 @@\n-" + "x" * 300 + "\n+y\n")
     assert git_history([big, RENAME], budget=60) == git_history([RENAME])  # oldest dropped
 
@@ -161,7 +158,7 @@ def test_chat_parse_last_block_with_cursor() -> None:
 
 def test_chat_parse_strips_echoed_region_markers_and_reads_long_fences() -> None:
     output = (
-        "````\n<|editable_region_start|>\ndef main():\n    greet(sys.argv[1])\n```\n    hello(\"world\")\n"
+        '````\n<|editable_region_start|>\ndef main():\n    greet(sys.argv[1])\n```\n    hello("world")\n'
         "<|editable_region_end|>\n````"
     )
     expected = TEXT.replace("hello(sys.argv[1])\n", "greet(sys.argv[1])\n```\n")

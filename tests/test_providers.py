@@ -57,7 +57,6 @@ ZETA2_ANSWER = NEW_TEXT[:NEW_CURSOR] + "<|user_cursor|>" + NEW_TEXT[NEW_CURSOR:]
 CHAT_ANSWER = "Renaming the call:\n\n```python\n" + ZETA2_ANSWER.split(">>>>>>>")[0] + "```\n"
 
 
-
 def settings(server: LLMServer | str, **changes: Any) -> Settings:
     base = dict(
         provider="openai",
@@ -108,8 +107,12 @@ def test_openai_zeta_sends_the_prompt_and_parses_the_answer(llm_server: LLMServe
         "prompt": format_prompt(build_input(request()), ZETA1),
         "max_tokens": 256,
         "temperature": 0.2,
-        "stop": ["<|editable_region_end|>", "<|editable_region_end|>\n", "<|editable_region_end|>\n\n",
-                 "<|editable_region_end|>\n\n\n"],
+        "stop": [
+            "<|editable_region_end|>",
+            "<|editable_region_end|>\n",
+            "<|editable_region_end|>\n\n",
+            "<|editable_region_end|>\n\n\n",
+        ],
         "top_k": 1,
     }
     assert "authorization" not in seen.headers

@@ -80,7 +80,7 @@ def editpred_completion():
     return complete
 '''
 
-SKIP_FLAKY = '''
+SKIP_FLAKY = """
 import pytest
 
 
@@ -88,7 +88,7 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "flaky" in item.keywords:
             item.add_marker(pytest.mark.skip(reason="known flaky"))
-'''
+"""
 
 # The user's edit history refers to a function calc.py does not have: an ERROR.
 BROKEN_HISTORY = SUB.replace(" def mul(a, b):\n     return a * b\n+", " def div(a, b):\n     return a / b\n+")
@@ -311,7 +311,9 @@ def test_replay_answers_from_a_real_runs_records(project: Project, report: Path)
     for record in records:
         answer = by_trial[record["name"], record["trial"]]
         assert (answer.patch, answer.text, answer.model) == (
-            record["predicted_patch"], record.get("predicted_text"), record["model"]
+            record["predicted_patch"],
+            record.get("predicted_text"),
+            record["model"],
         )
         cursor = record["predicted_cursor"]
         assert answer.cursor == (cursor["offset"] if cursor is not None else None)
@@ -319,8 +321,13 @@ def test_replay_answers_from_a_real_runs_records(project: Project, report: Path)
     project.pytester.makeconftest(SKIP_FLAKY)
     again = project.pytester.path / "again.jsonl"
     result = project.pytester.runpytest(
-        "evals", "--editpred-trials=2", "--editpred-provider=replay", f"--editpred-replay={report}",
-        f"--editpred-report={again}", "-p", "no:cacheprovider",
+        "evals",
+        "--editpred-trials=2",
+        "--editpred-provider=replay",
+        f"--editpred-replay={report}",
+        f"--editpred-report={again}",
+        "-p",
+        "no:cacheprovider",
     )
     result.assert_outcomes(**OUTCOMES)
     replayed = read_records(again)

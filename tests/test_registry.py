@@ -12,7 +12,7 @@ from conftest import SUB, Project
 from pytest_editpred import ConfigError, Settings
 from pytest_editpred.providers import available, get_provider
 
-PROVIDER = '''
+PROVIDER = """
 from pytest_editpred import Prediction
 
 def make(settings):
@@ -20,7 +20,7 @@ def make(settings):
         text = request.text.replace("def sub(a, b):\\n", "def sub(a, b):\\n    return a - b\\n")
         return Prediction(text=text, model="acme-" + (settings.model or "default"))
     return complete
-'''
+"""
 
 
 def install_fake_distribution(root: Path, entry: str = "acme = acme_provider:make") -> None:
@@ -64,7 +64,9 @@ def test_a_provider_that_fails_to_load_is_a_clear_error(tmp_path: Path, monkeypa
 
 
 @pytest.mark.xdist
-def test_third_party_provider_through_the_plugin(project: Project, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]) -> None:
+def test_third_party_provider_through_the_plugin(
+    project: Project, monkeypatch: pytest.MonkeyPatch, plugin_args: list[str]
+) -> None:
     # A separate process with the distribution on its path, as after `pip install`.
     install_fake_distribution(project.pytester.path / "site")
     monkeypatch.setenv("PYTHONPATH", str(project.pytester.path / "site"))

@@ -204,8 +204,10 @@ def show(b: Browser, tmp_path: Path, rows: list[dict[str, Any]], fragment: str =
 def test_legacy_views_become_diffs(browser: Browser, tmp_path: Path) -> None:
     show(browser, tmp_path, records(), "#item=" + quote("calc: swapped operands") + "&view=unified")
     browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
-    changed = browser.js("Array.from(document.querySelectorAll('#detail .diffs .ln.add, #detail .diffs .ln.del'))"
-                         ".map(l => l.querySelector('.sg').textContent + l.querySelector('.tx').textContent)")
+    changed = browser.js(
+        "Array.from(document.querySelectorAll('#detail .diffs .ln.add, #detail .diffs .ln.del'))"
+        ".map(l => l.querySelector('.sg').textContent + l.querySelector('.tx').textContent)"
+    )
     assert changed == ["-    return a - b\u2038", "+    return b - a\u2038"]
     assert "count from the recorded window" in browser.js("document.querySelector('#detail .legend').textContent")
     assert browser.js("document.querySelectorAll('#detail .cur').length") >= 2
@@ -226,7 +228,9 @@ def test_records_without_views_or_summary_render(browser: Browser, tmp_path: Pat
     browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
     assert browser.js("document.querySelector('#detail h2').textContent") == "nothing"
     browser.key("j")
-    browser.wait_for("document.getElementById('detail').dataset.key === 'only a patch' && document.getElementById('detail').dataset.state === 'ready'")
+    browser.wait_for(
+        "document.getElementById('detail').dataset.key === 'only a patch' && document.getElementById('detail').dataset.state === 'ready'"
+    )
     assert "+b" in browser.js("document.getElementById('detail').innerText").replace("\n", "")
 
 
@@ -241,8 +245,14 @@ def test_browser_runs_no_injected_script(browser: Browser, tmp_path: Path) -> No
 
 
 def test_views_of_different_files_say_which(browser: Browser, tmp_path: Path) -> None:
-    r = record("other file", "failed", CALC, [], expected_view={"path": "a.py", "expected": "x\u2038\n"},
-               predicted_view={"path": "b.py", "predicted": "y\u2038\n"})
+    r = record(
+        "other file",
+        "failed",
+        CALC,
+        [],
+        expected_view={"path": "a.py", "expected": "x\u2038\n"},
+        predicted_view={"path": "b.py", "predicted": "y\u2038\n"},
+    )
     show(browser, tmp_path, [r], "#item=" + quote("other file"))
     browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
     assert "a.py (expected) · b.py (predicted)" in browser.js("document.querySelector('#detail .legend').textContent")

@@ -40,19 +40,39 @@ def chromium() -> str:
     return found
 
 
-def diff_field(before: str, expected: str, predicted: str, *, passed: bool, cursor: int, expected_cursor: int | None,
-               predicted_cursor: int | None, path: str = "calc.py") -> dict[str, Any]:
+def diff_field(
+    before: str,
+    expected: str,
+    predicted: str,
+    *,
+    passed: bool,
+    cursor: int,
+    expected_cursor: int | None,
+    predicted_cursor: int | None,
+    path: str = "calc.py",
+) -> dict[str, Any]:
     """The ``diff`` field as the plugin writes it, through :func:`edit_view`."""
     row = before.count("\n", 0, cursor)
     scene = SimpleNamespace(
         cursor=SimpleNamespace(path=path, offset=cursor, row=row, column=cursor - before.rfind("\n", 0, cursor) - 1),
         buffers={path: before},
-        events=(SimpleNamespace(path=path, old_path=path, diff="--- a/calc.py\n+++ b/calc.py\n@@ -19,1 +19,2 @@\n line 19\n+def sub(a, b):\n", predicted=False),),
+        events=(
+            SimpleNamespace(
+                path=path,
+                old_path=path,
+                diff="--- a/calc.py\n+++ b/calc.py\n@@ -19,1 +19,2 @@\n line 19\n+def sub(a, b):\n",
+                predicted=False,
+            ),
+        ),
     )
     verdict = SimpleNamespace(
         passed=passed,
         best=0,
-        candidates=(SimpleNamespace(buffers={path: expected}, cursor=(path, expected_cursor) if expected_cursor is not None else None),),
+        candidates=(
+            SimpleNamespace(
+                buffers={path: expected}, cursor=(path, expected_cursor) if expected_cursor is not None else None
+            ),
+        ),
         predicted_buffers={path: predicted},
         predicted_cursor=(path, predicted_cursor) if predicted_cursor is not None else None,
         changed_paths=(path,),
@@ -68,8 +88,15 @@ EXPECTED_CURSOR = EXPECTED.index("a - b") + len("a - b")
 
 def sub_diff(predicted: str, *, passed: bool, predicted_cursor: int | None) -> dict[str, Any]:
     """The ``diff`` field of a prediction of the ``sub`` example (BEFORE to EXPECTED)."""
-    return diff_field(BEFORE, EXPECTED, predicted, passed=passed, cursor=CURSOR, expected_cursor=EXPECTED_CURSOR,
-                      predicted_cursor=predicted_cursor)
+    return diff_field(
+        BEFORE,
+        EXPECTED,
+        predicted,
+        passed=passed,
+        cursor=CURSOR,
+        expected_cursor=EXPECTED_CURSOR,
+        predicted_cursor=predicted_cursor,
+    )
 
 
 def good_diff() -> dict[str, Any]:
@@ -79,27 +106,66 @@ def good_diff() -> dict[str, Any]:
 
 def record(name: str, outcome: str, repo: str = CALC, **extra: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "name": name, "nodeid": f"evals/{name}.md::{name}", "path": f"/repo/evals/{name}.md", "repository_url": repo,
-        "revision": "0123456789abcdef", "tags": ["completion"], "provider": "openai", "model": "qwen", "trial": 1,
-        "outcome": outcome, "reason": None, "attempts": [{"ordinal": 1, "error": None, "latency": 0.5}], "latency": 0.5,
-        "cached": False, "usage": {}, "predicted_patch": None, "predicted_text": None, "predicted_cursor": None,
-        "prompt": None, "raw_output": None, "matched_candidate": None, "best_candidate": 1, "metrics": {}, "notes": [],
+        "name": name,
+        "nodeid": f"evals/{name}.md::{name}",
+        "path": f"/repo/evals/{name}.md",
+        "repository_url": repo,
+        "revision": "0123456789abcdef",
+        "tags": ["completion"],
+        "provider": "openai",
+        "model": "qwen",
+        "trial": 1,
+        "outcome": outcome,
+        "reason": None,
+        "attempts": [{"ordinal": 1, "error": None, "latency": 0.5}],
+        "latency": 0.5,
+        "cached": False,
+        "usage": {},
+        "predicted_patch": None,
+        "predicted_text": None,
+        "predicted_cursor": None,
+        "prompt": None,
+        "raw_output": None,
+        "matched_candidate": None,
+        "best_candidate": 1,
+        "metrics": {},
+        "notes": [],
     }
     base.update(extra)
     return base
 
 
-FULL = {"delta_chr_f_true_positives": 10, "delta_chr_f_false_positives": 0, "delta_chr_f_false_negatives": 0,
-        "delta_chr_f_beta": 0.5, "wrong_editable_region": False, "has_isolated_whitespace_changes": False,
-        "inserted_tokens": 3, "deleted_tokens": 0, "kept_rate": 1.0, "recall_rate": 1.0, "kept_chars": 5,
-        "correctly_deleted_chars": 0, "discarded_chars": 0}
+FULL = {
+    "delta_chr_f_true_positives": 10,
+    "delta_chr_f_false_positives": 0,
+    "delta_chr_f_false_negatives": 0,
+    "delta_chr_f_beta": 0.5,
+    "wrong_editable_region": False,
+    "has_isolated_whitespace_changes": False,
+    "inserted_tokens": 3,
+    "deleted_tokens": 0,
+    "kept_rate": 1.0,
+    "recall_rate": 1.0,
+    "kept_chars": 5,
+    "correctly_deleted_chars": 0,
+    "discarded_chars": 0,
+}
 
 
 def metrics(chrf: float, cursor: bool | None = True) -> dict[str, Any]:
-    return {**FULL, "delta_chr_f": chrf, "delta_chr_f_precision": chrf / 100, "delta_chr_f_recall": chrf / 100,
-            "exact_lines_tp": 1 if chrf == 100 else 0, "exact_lines_fp": 0 if chrf == 100 else 1,
-            "exact_lines_fn": 0 if chrf == 100 else 1, "cursor_exact_match": cursor, "cursor_distance": 0 if cursor else 5,
-            "reversal_ratio": 0.0, "braces_disbalance": 0}
+    return {
+        **FULL,
+        "delta_chr_f": chrf,
+        "delta_chr_f_precision": chrf / 100,
+        "delta_chr_f_recall": chrf / 100,
+        "exact_lines_tp": 1 if chrf == 100 else 0,
+        "exact_lines_fp": 0 if chrf == 100 else 1,
+        "exact_lines_fn": 0 if chrf == 100 else 1,
+        "cursor_exact_match": cursor,
+        "cursor_distance": 0 if cursor else 5,
+        "reversal_ratio": 0.0,
+        "braces_disbalance": 0,
+    }
 
 
 def corpus() -> list[dict[str, Any]]:
@@ -109,15 +175,50 @@ def corpus() -> list[dict[str, Any]]:
     hostile = sub_diff(hostile_text, passed=False, predicted_cursor=None)
     return [
         record("calc-complete-sub", "passed", metrics=metrics(100.0), matched_candidate=1, diff=good, latency=0.25),
-        record("calc-swapped-operands", "failed", metrics=metrics(41.0, False), diff=bad, latency=1.5,
-               reason="the prediction matches none of the 1 expected patch(es)", prompt="<|prompt|> " + HOSTILE, raw_output="b - a"),
-        record(f"shapes-{HOSTILE}", "failed", SHAPES, metrics=metrics(12.5, False), diff=hostile, latency=0.9,
-               tags=["rename", HOSTILE], reason=f"reason {HOSTILE}"),
-        record("shapes-server-down", "error", SHAPES, latency=None, tags=[],
-               reason="infrastructure: the model server could not be reached (fix: start it, or set --editpred-base-url)",
-               attempts=[{"ordinal": 1, "error": "ConnectError", "latency": 0.01}, {"ordinal": 2, "error": "ConnectError", "latency": 0.02}]),
-        *[record("calc-trials", "passed" if t != 2 else "failed", metrics=metrics(100.0 if t != 2 else 30.0), diff=good if t != 2 else bad,
-                 trial=t, nodeid=f"evals/calc-trials.md::calc-trials[t{t}]", latency=0.1 * t) for t in (1, 2, 3)],
+        record(
+            "calc-swapped-operands",
+            "failed",
+            metrics=metrics(41.0, False),
+            diff=bad,
+            latency=1.5,
+            reason="the prediction matches none of the 1 expected patch(es)",
+            prompt="<|prompt|> " + HOSTILE,
+            raw_output="b - a",
+        ),
+        record(
+            f"shapes-{HOSTILE}",
+            "failed",
+            SHAPES,
+            metrics=metrics(12.5, False),
+            diff=hostile,
+            latency=0.9,
+            tags=["rename", HOSTILE],
+            reason=f"reason {HOSTILE}",
+        ),
+        record(
+            "shapes-server-down",
+            "error",
+            SHAPES,
+            latency=None,
+            tags=[],
+            reason="infrastructure: the model server could not be reached (fix: start it, or set --editpred-base-url)",
+            attempts=[
+                {"ordinal": 1, "error": "ConnectError", "latency": 0.01},
+                {"ordinal": 2, "error": "ConnectError", "latency": 0.02},
+            ],
+        ),
+        *[
+            record(
+                "calc-trials",
+                "passed" if t != 2 else "failed",
+                metrics=metrics(100.0 if t != 2 else 30.0),
+                diff=good if t != 2 else bad,
+                trial=t,
+                nodeid=f"evals/calc-trials.md::calc-trials[t{t}]",
+                latency=0.1 * t,
+            )
+            for t in (1, 2, 3)
+        ],
     ]
 
 
@@ -153,8 +254,10 @@ def open_item(b: Browser, page: Path, item: str, more: str = "") -> None:
 
 def choose(b: Browser, select: str, value: str) -> None:
     """Pick ``value`` in the ``<select id=select>`` as a user does: it changes, then says so."""
-    b.js("(() => { const s = document.getElementById(%s); s.value = %s; s.dispatchEvent(new Event('change', {bubbles: true})); })()"
-         % (json.dumps(select), json.dumps(value)))
+    b.js(
+        "(() => { const s = document.getElementById(%s); s.value = %s; s.dispatchEvent(new Event('change', {bubbles: true})); })()"
+        % (json.dumps(select), json.dumps(value))
+    )
 
 
 def names(b: Browser) -> list[str]:
@@ -187,8 +290,17 @@ def test_line_diff_numbers_context_and_cursors() -> None:
     diff = line_diff(a, b, cursor_a=a.index("l30"), cursor_b=b.index("L20") + 2)
     first, cursor_hunk, last = diff["hunks"]
     assert (first["a"], first["b"], first["gap"], len(first["above"])) == (17, 17, 16, 12)
-    assert first["lines"] == [[" ", "l17"], [" ", "l18"], [" ", "l19"], ["-", "l20"], ["+", "L20"], ["+", "new"],
-                              [" ", "l21"], [" ", "l22"], [" ", "l23"]]
+    assert first["lines"] == [
+        [" ", "l17"],
+        [" ", "l18"],
+        [" ", "l19"],
+        ["-", "l20"],
+        ["+", "L20"],
+        ["+", "new"],
+        [" ", "l21"],
+        [" ", "l22"],
+        [" ", "l23"],
+    ]
     assert [x[1] for x in cursor_hunk["lines"]] == [f"l{n}" for n in range(27, 34)]  # the cursor's line, unchanged
     assert (last["a"], last["b"], last["lines"][3]) == (47, 48, ["-", "l50"])
     assert diff["ca"] == [30, 0] and diff["cb"] == [20, 2]
@@ -239,7 +351,10 @@ def test_page_inlines_the_asset_files_and_allows_the_script_by_hash() -> None:
 
 
 def test_page_size_is_bounded_per_item() -> None:
-    huge = [record(f"big-{n}", "failed", prompt="p" * 200_000, raw_output="r" * 200_000, metrics=metrics(1.0)) for n in range(20)]
+    huge = [
+        record(f"big-{n}", "failed", prompt="p" * 200_000, raw_output="r" * 200_000, metrics=metrics(1.0))
+        for n in range(20)
+    ]
     _, details = page_data(huge)
     assert all(len(d["prompt"]) < 4_100 and len(d["raw"]) < 4_100 for d in details)  # the JSONL keeps 200,000
     assert len(render_html(huge)) < 60_000 + 20 * 9_000  # the page itself, then about 8 KB an item
@@ -253,7 +368,13 @@ def test_list_filters_by_outcome_search_and_repo(browser: Browser, pages: dict[s
     b.resize(1400, 900)
     b.open(pages["plain"].as_uri())
     assert b.js("document.getElementById('shown').textContent") == "5"  # trials of one example are one row
-    assert names(b) == ["shapes-server-down", "calc-swapped-operands", "calc-trials", f"shapes-{HOSTILE}", "calc-complete-sub"]
+    assert names(b) == [
+        "shapes-server-down",
+        "calc-swapped-operands",
+        "calc-trials",
+        f"shapes-{HOSTILE}",
+        "calc-complete-sub",
+    ]
     b.click("input[name=outcome][value=passed]")  # untick
     assert names(b) == ["shapes-server-down", "calc-swapped-operands", "calc-trials", f"shapes-{HOSTILE}"]
     assert b.js("location.hash") == "#outcome=error%2Cfailed"
@@ -278,12 +399,24 @@ def test_sorting_by_metric_and_latency(browser: Browser, pages: dict[str, Path])
     b = browser
     b.open(pages["plain"].as_uri() + "#sort=delta_chr_f&dir=desc")
     # mean chrF: complete-sub 100, trials 76.7, swapped 41, hostile 12.5; the error has none: last
-    assert names(b) == ["calc-complete-sub", "calc-trials", "calc-swapped-operands", f"shapes-{HOSTILE}", "shapes-server-down"]
+    assert names(b) == [
+        "calc-complete-sub",
+        "calc-trials",
+        "calc-swapped-operands",
+        f"shapes-{HOSTILE}",
+        "shapes-server-down",
+    ]
     b.click("#f-dir")
     assert names(b)[:4] == [f"shapes-{HOSTILE}", "calc-swapped-operands", "calc-trials", "calc-complete-sub"]
     assert "dir=desc" not in b.js("location.hash")
     choose(b, "f-sort", "latency")
-    assert names(b) == ["calc-trials", "calc-complete-sub", f"shapes-{HOSTILE}", "calc-swapped-operands", "shapes-server-down"]
+    assert names(b) == [
+        "calc-trials",
+        "calc-complete-sub",
+        f"shapes-{HOSTILE}",
+        "calc-swapped-operands",
+        "shapes-server-down",
+    ]
     choose(b, "f-sort", "name")
     assert names(b) == sorted(names(b))
 
@@ -293,7 +426,13 @@ def test_keyboard_next_and_previous_failure(browser: Browser, pages: dict[str, P
     b.open(pages["plain"].as_uri() + "#sort=name")
     b.click("#list")
     order = names(b)
-    assert order == ["calc-complete-sub", "calc-swapped-operands", "calc-trials", f"shapes-{HOSTILE}", "shapes-server-down"]
+    assert order == [
+        "calc-complete-sub",
+        "calc-swapped-operands",
+        "calc-trials",
+        f"shapes-{HOSTILE}",
+        "shapes-server-down",
+    ]
     b.key("n")
     detail_ready(b, "calc-swapped-operands")
     b.key("n")
@@ -328,14 +467,29 @@ def test_diff_lines_numbers_cursors_and_changed_characters(browser: Browser, pag
     ]
     assert [x["a"] for x in shown] == [18, 19, 20, 21, None, 22, 23, 24]
     # the cursors sit where the expected patch and the prediction put them
-    assert b.js("document.querySelector('#detail .ln.del .tx').firstChild.nodeType === 3 && "
-                "document.querySelector('#detail .ln.del .cur').previousSibling.textContent") == "a - b"
+    assert (
+        b.js(
+            "document.querySelector('#detail .ln.del .tx').firstChild.nodeType === 3 && "
+            "document.querySelector('#detail .ln.del .cur').previousSibling.textContent"
+        )
+        == "a - b"
+    )
     assert b.js("document.querySelector('#detail .ln.add .cur').nextSibling.textContent") == " - a"
     # the whole story: reason, metrics with meanings, attempts, prompt, edit history, excerpt
     text = b.js("document.getElementById('detail').innerText")
-    for needle in ("the prediction matches none", "delta-chrF", "character n-gram", "provider", "qwen", "Attempts (1)",
-                   "Prompt (", "Raw answer", "Edit history (1 edit", "Excerpt the model saw: calc.py lines 1–40",
-                   "evals/calc-swapped-operands.md::calc-swapped-operands"):
+    for needle in (
+        "the prediction matches none",
+        "delta-chrF",
+        "character n-gram",
+        "provider",
+        "qwen",
+        "Attempts (1)",
+        "Prompt (",
+        "Raw answer",
+        "Edit history (1 edit",
+        "Excerpt the model saw: calc.py lines 1–40",
+        "evals/calc-swapped-operands.md::calc-swapped-operands",
+    ):
         assert needle in text, needle
 
 
@@ -354,7 +508,16 @@ def test_expanding_a_hunk_and_switching_split(browser: Browser, pages: dict[str,
     assert b.js("document.querySelector('#detail .diff').classList.contains('split')")
     assert "view=split" in b.js("location.hash")
     pair = [x for x in lines(b) if x["kind"] == "~"]
-    assert pair == [{"kind": "~", "a": 21, "b": 21, "text": "    return a - b |     return b - a", "marks": ["cur a", "cur b"], "words": ["a - b", "b - a"]}]
+    assert pair == [
+        {
+            "kind": "~",
+            "a": 21,
+            "b": 21,
+            "text": "    return a - b |     return b - a",
+            "marks": ["cur a", "cur b"],
+            "words": ["a - b", "b - a"],
+        }
+    ]
     b.key("u")
     detail_ready(b)
     assert not b.js("document.querySelector('#detail .diff').classList.contains('split')")
@@ -369,7 +532,15 @@ def test_passed_items_show_their_edit_compactly(browser: Browser, pages: dict[st
     shown = lines(b)
     # the added line, three lines of context around it and around the cursor: not the 40-line file
     assert [(x["kind"], x["a"], x["b"]) for x in shown] == [
-        (" ", 17, 17), (" ", 18, 18), (" ", 19, 19), (" ", 20, 20), ("+", None, 21), (" ", 21, 22), (" ", 22, 23), (" ", 23, 24)]
+        (" ", 17, 17),
+        (" ", 18, 18),
+        (" ", 19, 19),
+        (" ", 20, 20),
+        ("+", None, 21),
+        (" ", 21, 22),
+        (" ", 22, 23),
+        (" ", 23, 24),
+    ]
     assert b.js("document.getElementById('tab-predicted').getAttribute('aria-selected')") == "true"
 
 
@@ -378,7 +549,10 @@ def test_trials_are_inside_their_example(browser: Browser, pages: dict[str, Path
     open_item(b, pages["plain"], "calc-trials")
     assert b.js("document.querySelector('#spacer .row[data-key=calc-trials] .badge').textContent") == "2/3 passed"
     assert b.js("Array.from(document.querySelectorAll('#detail .trial')).map(t => t.textContent.trim())") == [
-        "trial 1 passed", "trial 2 failed", "trial 3 passed"]
+        "trial 1 passed",
+        "trial 2 failed",
+        "trial 3 passed",
+    ]
     assert b.js("document.querySelector('#detail .trial[aria-pressed=true]').textContent.trim()") == "trial 2 failed"
     b.click("#detail .trial:nth-of-type(3)")
     b.wait_for("location.hash.includes('trial=3')")
@@ -389,14 +563,20 @@ def test_trials_are_inside_their_example(browser: Browser, pages: dict[str, Path
 def test_error_shows_message_and_fix(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
     open_item(b, pages["plain"], "shapes-server-down")
-    assert b.js("document.querySelector('#detail .reason').textContent") == "infrastructure: the model server could not be reached"
+    assert (
+        b.js("document.querySelector('#detail .reason').textContent")
+        == "infrastructure: the model server could not be reached"
+    )
     assert b.js("document.querySelector('#detail .fix').textContent") == "Fix: start it, or set --editpred-base-url"
     assert "ConnectError" in b.js("document.querySelector('#detail table.attempts').innerText")
 
 
 def test_fragment_restores_the_view(browser: Browser, pages: dict[str, Path]) -> None:
     b = browser
-    b.open(pages["plain"].as_uri() + "#outcome=failed&sort=delta_chr_f&dir=desc&item=calc-trials&trial=2&view=split&tab=versus")
+    b.open(
+        pages["plain"].as_uri()
+        + "#outcome=failed&sort=delta_chr_f&dir=desc&item=calc-trials&trial=2&view=split&tab=versus"
+    )
     detail_ready(b, "calc-trials")
     assert names(b) == ["calc-trials", "calc-swapped-operands", f"shapes-{HOSTILE}"]
     assert b.js("document.querySelector('input[name=outcome][value=passed]').checked") is False
@@ -427,14 +607,18 @@ def test_comparison_view(browser: Browser, pages: dict[str, Path]) -> None:
     assert "status=regressed" in b.js("location.hash")
     b.click("#spacer .row")
     detail_ready(b, "calc-swapped-operands")
-    sides = b.js("Array.from(document.querySelectorAll('#detail .comparison .side')).map(s => s.innerText.replaceAll('\u2038', ''))")
+    sides = b.js(
+        "Array.from(document.querySelectorAll('#detail .comparison .side')).map(s => s.innerText.replaceAll('\u2038', ''))"
+    )
     assert sides[0].startswith("Baseline") and "passed" in sides[0] and "return a - b" in sides[0]
     assert sides[1].startswith("This run") and "failed" in sides[1] and "return b - a" in sides[1]
     b.open(pages["compare"].as_uri() + "#status=missing")
     assert names(b) == ["old-only"]
 
 
-def test_big_pages_are_compressed_and_still_open(browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_big_pages_are_compressed_and_still_open(
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pytest_editpred.reports import _viewer
 
     monkeypatch.setattr(_viewer, "COMPRESS_ABOVE", 0)

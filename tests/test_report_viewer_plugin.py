@@ -41,8 +41,11 @@ def rates_line(text: str) -> str:
 
 def card_numbers(cards: dict[str, Any]) -> dict[str, str]:
     """The cards' numbers as the terminal formats them."""
-    out = {"passed": str(cards["counts"]["passed"]), "total": str(cards["total"]),
-           "rate": f"{100 * cards['pass_rate']['estimate']:.1f}"}
+    out = {
+        "passed": str(cards["counts"]["passed"]),
+        "total": str(cards["total"]),
+        "rate": f"{100 * cards['pass_rate']['estimate']:.1f}",
+    }
     if cards["pass_rate"]["low"] is not None:
         out["ci"] = f"{100 * cards['pass_rate']['low']:.1f}-{100 * cards['pass_rate']['high']:.1f}"
     if "delta_chr_f" in cards:
@@ -78,8 +81,13 @@ def run(project: Project, plugin_args: list[str]) -> tuple[pytest.RunResult, Pat
     broken = pytester.path / "evals" / "broken.md"
     broken.write_text(f'+++\nrepository_url = "{project.url}"\nrevision = "{"0" * 40}"\n+++\n' + textwrap.dedent(SUB))
     result = pytester.runpytest(
-        *plugin_args, "--editpred-provider=oracle", "--editpred-report=r.jsonl", "--editpred-html=r.html",
-        "--editpred-summary-json=s.json", "-p", "no:cacheprovider",
+        *plugin_args,
+        "--editpred-provider=oracle",
+        "--editpred-report=r.jsonl",
+        "--editpred-html=r.html",
+        "--editpred-summary-json=s.json",
+        "-p",
+        "no:cacheprovider",
     )
     return result, pytester.path
 
@@ -102,8 +110,17 @@ def test_editpred_report_judges_the_jsonl_as_the_run_did(
 ) -> None:
     result, path = run
     line = rates_line(result.stdout.str())
-    status = report_main([str(path / "r.jsonl"), "--html", str(path / "after.html"), "--summary-json",
-                          str(path / "after.json"), "--fail-under", "90"])
+    status = report_main(
+        [
+            str(path / "r.jsonl"),
+            "--html",
+            str(path / "after.html"),
+            "--summary-json",
+            str(path / "after.json"),
+            "--fail-under",
+            "90",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == 1 and "gate: pass rate" in out and "< 90% required: the run fails" in out
     assert rates_line(out) == line
@@ -115,7 +132,19 @@ def test_editpred_report_judges_the_jsonl_as_the_run_did(
     lines = (path / "r.jsonl").read_text().splitlines(keepends=True)
     (path / "a.jsonl").write_text("".join(lines[::2]))
     (path / "b.jsonl").write_text("".join(lines[1::2]))
-    assert report_main([str(path / "a.jsonl"), str(path / "b.jsonl"), "--summary-json", str(path / "shards.json"), "--fail-under", "10"]) == 0
+    assert (
+        report_main(
+            [
+                str(path / "a.jsonl"),
+                str(path / "b.jsonl"),
+                "--summary-json",
+                str(path / "shards.json"),
+                "--fail-under",
+                "10",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert rates_line(out) == line and "the run passes" in out
     assert json.loads((path / "shards.json").read_text()) == json.loads((path / "s.json").read_text())
@@ -129,7 +158,9 @@ def test_editpred_report_console_script_entry_point() -> None:
 
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["editpred-report"] == "pytest_editpred.reports._cli:main"
-    done = subprocess.run([sys.executable, "-m", "pytest_editpred.reports._cli", "--help"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_editpred.reports._cli", "--help"], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0 and "--fail-under" in done.stdout
 
 
@@ -139,9 +170,23 @@ def test_editpred_report_console_script_entry_point() -> None:
 def run_evals(tmp: Path, report: Path, *args: str) -> None:
     env = {**os.environ, "EDITPRED_CACHE_DIR": str(tmp / "repos")}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "evals/", "-p", "no:cacheprovider", "-q",
-         f"--editpred-report={report}", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            f"--editpred-report={report}",
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert report.exists(), done.stdout[-3000:] + done.stderr[-3000:]
 
@@ -152,11 +197,22 @@ def corpus_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_evals(tmp, tmp / "old.jsonl", "--editpred-provider=oracle", "-k", "not rustkv")
     run_evals(tmp, tmp / "new.jsonl", "--editpred-trials=2", "-k", "not taskd")
     # errors: the taskd examples against a model server that is not there
-    run_evals(tmp, tmp / "down.jsonl", "--editpred-provider=openai", "--editpred-base-url=http://127.0.0.1:9", "--editpred-model=m",
-              "--editpred-retries=1", "--editpred-trials=2", "-k", "taskd")
+    run_evals(
+        tmp,
+        tmp / "down.jsonl",
+        "--editpred-provider=openai",
+        "--editpred-base-url=http://127.0.0.1:9",
+        "--editpred-model=m",
+        "--editpred-retries=1",
+        "--editpred-trials=2",
+        "-k",
+        "taskd",
+    )
     records = read_records(tmp / "new.jsonl") + read_records(tmp / "down.jsonl")
     page = tmp / "corpus.html"
-    page.write_text(render_html(records, None, title="corpus", baseline=read_records(tmp / "old.jsonl")), encoding="utf-8")
+    page.write_text(
+        render_html(records, None, title="corpus", baseline=read_records(tmp / "old.jsonl")), encoding="utf-8"
+    )
     return page
 
 
@@ -186,7 +242,9 @@ def test_corpus_screenshots(corpus_page: Path, width: int, tmp_path: Path) -> No
         assert b.js("document.getElementById('compare').hidden") is False
         assert "regressed" in b.js("document.getElementById('compare').innerText")
         assert b.js("document.querySelectorAll('#spacer .row .dots').length") > 0  # trials inside their example
-        assert b.js("document.querySelector('#spacer .row .dot.error, #spacer .row .badge.error') !== null")  # errors come first
+        assert b.js(
+            "document.querySelector('#spacer .row .dot.error, #spacer .row .badge.error') !== null"
+        )  # errors come first
         b.click("input[name=outcome][value=error]")  # then look at the failures
         b.key("n")  # the first failure, as a reviewer starts
         b.wait_for("document.getElementById('detail').dataset.state === 'ready'")

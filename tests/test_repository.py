@@ -60,9 +60,7 @@ FIRST: dict[str, str | bytes | Symlink] = {
     "loop2": Symlink("loop"),
 }
 SECOND = {"src/app.py": "def f():\n    return 2\n", "new.txt": "new\n"}
-GOOD_DIFF = (
-    "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 2\n+    return 3\n"
-)
+GOOD_DIFF = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 2\n+    return 3\n"
 BAD_DIFF = "--- a/src/app.py\n+++ b/src/app.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 99\n+    return 3\n"
 
 Source = tuple[Path, list[str]]
@@ -172,9 +170,7 @@ def test_a_new_commit_is_fetched_not_recloned(
     assert (log_events(cache_dir, "clone"), log_events(cache_dir, "fetch")) == (1, 1)
 
 
-def test_a_commit_no_branch_reaches_is_fetched_by_id(
-    source: Source, make_cache: CacheFactory
-) -> None:
+def test_a_commit_no_branch_reaches_is_fetched_by_id(source: Source, make_cache: CacheFactory) -> None:
     path, _ = source
     make_cache({URL: path}).open(URL)
     git(path, "checkout", "-q", "--detach")
@@ -183,9 +179,7 @@ def test_a_commit_no_branch_reaches_is_fetched_by_id(
     assert make_cache({URL: path}).open(URL).read(detached, "README") == "detached\n"
 
 
-def test_a_changed_mapping_is_fetched_from(
-    source: Source, tmp_path: Path, make_cache: CacheFactory
-) -> None:
+def test_a_changed_mapping_is_fetched_from(source: Source, tmp_path: Path, make_cache: CacheFactory) -> None:
     path, (first, _) = source
     make_cache({URL: path}).open(URL).read(first, "README")
     other, _ = make_repo(tmp_path / "elsewhere", {"README": "hello\n"}, [{"README": "moved\n"}])
@@ -225,12 +219,8 @@ def test_reads_share_one_cat_file_process(source: Source, make_cache: CacheFacto
     assert repo.read(first, "README") == "hello\n"  # closing is not final
 
 
-@pytest.mark.parametrize(
-    "path", ["/etc/passwd", "../x", "a/../../x", "a\\..\\x", "a\x00b", ".git/config"]
-)
-def test_paths_outside_the_repository_are_refused(
-    path: str, source: Source, make_cache: CacheFactory
-) -> None:
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x", "a/../../x", "a\\..\\x", "a\x00b", ".git/config"])
+def test_paths_outside_the_repository_are_refused(path: str, source: Source, make_cache: CacheFactory) -> None:
     repo = make_cache({URL: source[0]}).open(URL)
     with pytest.raises(UnsafePathError):
         repo.read(source[1][0], path)
@@ -238,12 +228,8 @@ def test_paths_outside_the_repository_are_refused(
         repo.exists(source[1][0], path)
 
 
-@pytest.mark.parametrize(
-    ("path", "why"), [("escape", "leaves"), ("absolute", "absolute"), ("loop", "loops")]
-)
-def test_symlinks_out_of_the_tree_are_refused(
-    path: str, why: str, source: Source, make_cache: CacheFactory
-) -> None:
+@pytest.mark.parametrize(("path", "why"), [("escape", "leaves"), ("absolute", "absolute"), ("loop", "loops")])
+def test_symlinks_out_of_the_tree_are_refused(path: str, why: str, source: Source, make_cache: CacheFactory) -> None:
     repo = make_cache({URL: source[0]}).open(URL)
     with pytest.raises(UnsafePathError, match=why):
         repo.read(source[1][0], path)
@@ -279,9 +265,7 @@ def test_apply_diff(source: Source, make_cache: CacheFactory, cache_dir: Path) -
     assert not (cache_dir / "worktrees").exists()
 
 
-def test_apply_diff_strips_the_repository_name_prefix(
-    source: Source, make_cache: CacheFactory
-) -> None:
+def test_apply_diff_strips_the_repository_name_prefix(source: Source, make_cache: CacheFactory) -> None:
     path, (_, second) = source
     repo = make_cache({URL: path}).open(URL)
     prefixed = GOOD_DIFF.replace("a/src", "a/proj/src").replace("b/src", "b/proj/src")
@@ -311,9 +295,7 @@ def test_a_diff_that_does_not_apply(source: Source, make_cache: CacheFactory) ->
 # -- worktrees ---------------------------------------------------------------------------
 
 
-def test_worktrees_are_made_on_request_and_reused(
-    source: Source, make_cache: CacheFactory, cache_dir: Path
-) -> None:
+def test_worktrees_are_made_on_request_and_reused(source: Source, make_cache: CacheFactory, cache_dir: Path) -> None:
     path, (first, second) = source
     repo = make_cache({URL: path}).open(URL)
     repo.read(second, "README")
@@ -340,9 +322,7 @@ def test_a_worktree_of_an_applied_diff(source: Source, make_cache: CacheFactory)
     assert make_cache({URL: path}).open(URL).worktree(tree_id) == tree
 
 
-def test_a_damaged_worktree_is_made_again(
-    source: Source, make_cache: CacheFactory, cache_dir: Path
-) -> None:
+def test_a_damaged_worktree_is_made_again(source: Source, make_cache: CacheFactory, cache_dir: Path) -> None:
     path, (_, second) = source
     repo = make_cache({URL: path}).open(URL)
     tree = repo.worktree(second)
@@ -353,9 +333,7 @@ def test_a_damaged_worktree_is_made_again(
     assert log_events(cache_dir, "worktree") == 2
 
 
-def test_reading_through_a_worktree_refuses_symlinks_out(
-    source: Source, make_cache: CacheFactory
-) -> None:
+def test_reading_through_a_worktree_refuses_symlinks_out(source: Source, make_cache: CacheFactory) -> None:
     path, (first, _) = source
     repo = make_cache({URL: path}).open(URL)
     assert repo.worktree_file(first, "docs/readme-link").read_text() == "hello\n"
@@ -425,11 +403,7 @@ def test_nothing_is_written_outside_the_cache(
     path, (first, second) = source
 
     def contents() -> dict[str, bytes]:
-        return {
-            str(p): p.read_bytes()
-            for p in sorted(path.rglob("*"))
-            if p.is_file() and not p.is_symlink()
-        }
+        return {str(p): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file() and not p.is_symlink()}
 
     before, files = snapshot(tmp_path, skip=cache_dir), contents()
     repo = make_cache({URL: path}).open(URL)
@@ -524,9 +498,7 @@ def test_a_remote_is_cloned_blobless_and_fetched_one_revision_at_a_time(
     assert (repo.worktree(tree) / "src" / "app.py").read_text().endswith("return 3\n")
 
 
-def test_a_server_that_refuses_filters(
-    source: Source, tmp_path: Path, make_cache: CacheFactory
-) -> None:
+def test_a_server_that_refuses_filters(source: Source, tmp_path: Path, make_cache: CacheFactory) -> None:
     root = tmp_path / "served"
     root.mkdir()
     make_bare(root, source[0], "proj.git")
@@ -534,9 +506,7 @@ def test_a_server_that_refuses_filters(
         assert make_cache().open(server.url("proj.git")).read(source[1][1], "new.txt") == "new\n"
 
 
-def test_offline_without_a_mirror(
-    served: Served, make_cache: CacheFactory, cache_dir: Path
-) -> None:
+def test_offline_without_a_mirror(served: Served, make_cache: CacheFactory, cache_dir: Path) -> None:
     server, url, _, (_first, _) = served
     with pytest.raises(OfflineError) as info:
         make_cache(offline=True).open(url)
@@ -558,9 +528,7 @@ def test_offline_with_a_mirror_that_lacks_the_revision_or_the_blob(
     assert repo.read(first, "README") == "hello\n"  # cached: fine offline
     with pytest.raises(OfflineError) as info:
         repo.resolve(third)
-    assert (
-        third in str(info.value) and url in str(info.value) and "--editpred-repo" in str(info.value)
-    )
+    assert third in str(info.value) and url in str(info.value) and "--editpred-repo" in str(info.value)
     with pytest.raises(OfflineError):
         repo.read(second, "new.txt")  # the commit is there, the blob is not (blobless)
     assert server.requests == []
@@ -584,9 +552,7 @@ def test_credentials_stay_out_of_errors(served: Served, make_cache: CacheFactory
     assert "s3cret" not in repr(repo)
 
 
-def test_a_stalled_remote_times_out(
-    served: Served, make_cache: CacheFactory, cache_dir: Path
-) -> None:
+def test_a_stalled_remote_times_out(served: Served, make_cache: CacheFactory, cache_dir: Path) -> None:
     server, url, _, _ = served
     server.stall_next = True
     started = time.monotonic()

@@ -53,9 +53,7 @@ with RepositoryCache(pathlib.Path(cache), mappings) as repos:
 """
 
 
-def spawn(
-    cache: Path, url: str, source: Path | None, revision: str, path: str, go: Path
-) -> subprocess.Popen[str]:
+def spawn(cache: Path, url: str, source: Path | None, revision: str, path: str, go: Path) -> subprocess.Popen[str]:
     args = [str(cache), url, str(source) if source else "-", revision, path, str(go)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
@@ -69,9 +67,7 @@ def spawn(
 
 def events(cache: Path, event: str) -> int:
     return sum(
-        line.split("\t")[2] == event
-        for log in (cache / "log").glob("*.log")
-        for line in log.read_text().splitlines()
+        line.split("\t")[2] == event for log in (cache / "log").glob("*.log") for line in log.read_text().splitlines()
     )
 
 
@@ -170,9 +166,7 @@ def test_a_fetch_killed_half_way_is_repaired_by_the_next_run(
     url, cache, go = server.url("proj.git"), tmp_path / "cache", tmp_path / "go"
     with RepositoryCache(cache) as repos:
         assert repos.open(url).read(first, "README") == "hello\n"
-    third = add_commit(
-        path, {f"big/{i}.txt": os.urandom(2048).hex() for i in range(200)} | {"README": "third\n"}
-    )
+    third = add_commit(path, {f"big/{i}.txt": os.urandom(2048).hex() for i in range(200)} | {"README": "third\n"})
     git(path, "push", "-q", str(bare), "main")
     go.touch()
     server.stall_next = True
@@ -225,9 +219,7 @@ def test_stale_temp_dirs_are_removed(source: tuple[Path, list[str]], tmp_path: P
 
 
 @pytest.mark.parametrize("damage", ["HEAD", "objects", "config"])
-def test_a_broken_mirror_is_rebuilt(
-    damage: str, source: tuple[Path, list[str]], tmp_path: Path
-) -> None:
+def test_a_broken_mirror_is_rebuilt(damage: str, source: tuple[Path, list[str]], tmp_path: Path) -> None:
     path, (_first, second) = source
     cache = tmp_path / "cache"
     with RepositoryCache(cache, {URL: path}) as repos:
@@ -243,9 +235,7 @@ def test_a_broken_mirror_is_rebuilt(
     assert not leftovers(cache)
 
 
-def test_a_worktree_add_killed_half_way_is_redone(
-    source: tuple[Path, list[str]], tmp_path: Path
-) -> None:
+def test_a_worktree_add_killed_half_way_is_redone(source: tuple[Path, list[str]], tmp_path: Path) -> None:
     """A killed ``git worktree add`` leaves its admin dir marked 'initializing'
     (a ``locked`` file), which ``git worktree prune`` respects; and no ``.ready``."""
     path, (_, second) = source

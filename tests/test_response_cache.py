@@ -96,9 +96,7 @@ def test_key_is_sha256_of_what_decides_the_answer() -> None:
         assert cache_key(**{**IDENTITY, **change}) != key, change
 
 
-def test_key_and_files_ignore_the_api_key(
-    server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_key_and_files_ignore_the_api_key(server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EDITPRED_TEST_KEY", KEY)
     predict(provider(server, tmp_path, "readwrite", api_key_env="EDITPRED_TEST_KEY"))
     monkeypatch.setenv("EDITPRED_TEST_KEY", "sk-another-456")
@@ -194,8 +192,11 @@ def test_replay_only_sends_nothing(server: LLMServer, tmp_path: Path) -> None:
 
 
 def test_mode_flags() -> None:
-    table = {mode: (c.reads, c.writes, c.replay_only) for mode in ("off", "read", "write", "readwrite", "replay-only")
-             for c in [ResponseCache(Path("x"), mode)]}
+    table = {
+        mode: (c.reads, c.writes, c.replay_only)
+        for mode in ("off", "read", "write", "readwrite", "replay-only")
+        for c in [ResponseCache(Path("x"), mode)]
+    }
     assert table == {
         "off": (False, False, False),
         "read": (True, False, False),
@@ -234,7 +235,7 @@ def test_an_unusable_answer_is_stored_and_fails_the_same_way_again(server: LLMSe
         "{ not json",
         json.dumps(["a list"]),
         json.dumps({"key": "another", "response": "{}"}),
-        "KEY:" + json.dumps({"response": "{\"choices\": []}"}),  # the right key, an unusable body
+        "KEY:" + json.dumps({"response": '{"choices": []}'}),  # the right key, an unusable body
         "\udcff",
     ],
     ids=["not-json", "not-an-object", "wrong-key", "bad-envelope", "bad-utf8"],

@@ -49,7 +49,9 @@ def load(path, encoding):
 """
 
 
-def example_text(url: str, rev: str, *, history: str = HISTORY, cursor: str = CURSOR, extra: str = "", front: str = "") -> str:
+def example_text(
+    url: str, rev: str, *, history: str = HISTORY, cursor: str = CURSOR, extra: str = "", front: str = ""
+) -> str:
     return (
         f'+++\nrepository_url = "{url}"\nrevision = "{rev}"\n{front}+++\n\n'
         + extra
@@ -73,7 +75,9 @@ def cache_for(tmp_path: Path, url: str, target: Path) -> RepositoryCache:
 def test_buffers_events_and_cursor(tmp_path: Path, source, kind: str) -> None:
     repo, [rev] = source
     url = "git@example.com:team/proj" if kind == "ssh" else "https://example.com/team/proj"
-    target = {"plain": repo, "ssh": repo, "bare": make_bare(tmp_path, repo), "bundle": make_bundle(tmp_path, repo)}[kind]
+    target = {"plain": repo, "ssh": repo, "bare": make_bare(tmp_path, repo), "bundle": make_bundle(tmp_path, repo)}[
+        kind
+    ]
     example = from_markdown(example_text(url, rev[:10]), tmp_path / "e.md")
     with cache_for(tmp_path, url, target) as cache:
         scene = build_scene(example, cache)
@@ -134,7 +138,11 @@ def test_rollback_when_the_uncommitted_diff_holds_the_history(tmp_path: Path, so
     cursor = "```util.py\ndef two\n#      ^[CURSOR_POSITION]\n```\n"
     url = "https://example.com/team/proj"
     text = example_text(
-        url, rev, history=history, cursor=cursor, extra="## Uncommitted Diff\n\n" + diff + "\n",
+        url,
+        rev,
+        history=history,
+        cursor=cursor,
+        extra="## Uncommitted Diff\n\n" + diff + "\n",
         front="uncommitted_diff_requires_edit_history_rollback = true\n",
     )
     with cache_for(tmp_path, url, repo) as cache:

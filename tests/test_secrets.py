@@ -263,10 +263,18 @@ def test_no_secret_reaches_any_output_of_a_failing_run(
     files = project.pytester.path
     out = files / "out"
     result = project.pytester.runpytest(
-        "evals", "--editpred-provider=llamacpp-infill", f"--editpred-base-url={llm_server.url}",
-        f"--editpred-api-key-env={KEY_ENV}", f"--editpred-response-cache-dir={files / 'responses'}",
-        f"--junitxml={out / 'j.xml'}", f"--editpred-report={out / 'r.jsonl'}", f"--editpred-html={out / 'r.html'}",
-        f"--editpred-summary-json={out / 's.json'}", "--showlocals", "-rA", "-vv",
+        "evals",
+        "--editpred-provider=llamacpp-infill",
+        f"--editpred-base-url={llm_server.url}",
+        f"--editpred-api-key-env={KEY_ENV}",
+        f"--editpred-response-cache-dir={files / 'responses'}",
+        f"--junitxml={out / 'j.xml'}",
+        f"--editpred-report={out / 'r.jsonl'}",
+        f"--editpred-html={out / 'r.html'}",
+        f"--editpred-summary-json={out / 's.json'}",
+        "--showlocals",
+        "-rA",
+        "-vv",
         *plugin_args,
     )
     result.assert_outcomes(failed=2, errors=2)
@@ -287,8 +295,13 @@ def test_showlocals_never_prints_the_key_of_an_unexpected_error(
     _credentialed(project, "calc--sub", SUB, f"https://user:{URL_PASSWORD}@github.com/acme/calc")
     project.pytester.makeconftest(BROKEN_PROVIDER)
     result = project.pytester.runpytest(
-        "evals", "--editpred-provider=llamacpp-infill", f"--editpred-base-url={llm_server.url}",
-        f"--editpred-api-key-env={KEY_ENV}", "--showlocals", "--tb=long", *plugin_args,
+        "evals",
+        "--editpred-provider=llamacpp-infill",
+        f"--editpred-base-url={llm_server.url}",
+        f"--editpred-api-key-env={KEY_ENV}",
+        "--showlocals",
+        "--tb=long",
+        *plugin_args,
     )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*RuntimeError: a bug in a provider plugin*", "*api_key*= ****"])

@@ -19,8 +19,18 @@ def lines(n: int, key: str = "cursor_path", values: list[str] | None = None) -> 
     out = []
     for i in range(n):
         value = values[i] if values else f"f{i}.py"
-        out.append(json.dumps({"name": f"e{i}", "repository_url": "https://x/r", "revision": "abc",
-                               "cursor_path": value, "cursor_position": "x<|user_cursor|>", key: value}))
+        out.append(
+            json.dumps(
+                {
+                    "name": f"e{i}",
+                    "repository_url": "https://x/r",
+                    "revision": "abc",
+                    "cursor_path": value,
+                    "cursor_position": "x<|user_cursor|>",
+                    key: value,
+                }
+            )
+        )
     return "\n".join(out) + "\n"
 
 
@@ -82,16 +92,27 @@ def test_stratification_keeps_a_key_in_one_output(tmp_path: Path, capsys: pytest
             rows = [json.loads(line) for line in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
             for path in {r["cursor_path"] for r in rows}:
                 assert sum(r["cursor_path"] == path for r in rows) == paths.count(path)
-        run(tmp_path, capsys, "in.jsonl", "x.jsonl=50%", "y.jsonl=rest", "--seed", str(seed), "--force",
-            "--stratify", "project")
+        run(
+            tmp_path,
+            capsys,
+            "in.jsonl",
+            "x.jsonl=50%",
+            "y.jsonl=rest",
+            "--seed",
+            str(seed),
+            "--force",
+            "--stratify",
+            "project",
+        )
         x = {json.loads(line)["cursor_path"].split("/")[0] for line in (tmp_path / "x.jsonl").read_text().splitlines()}
         y = {json.loads(line)["cursor_path"].split("/")[0] for line in (tmp_path / "y.jsonl").read_text().splitlines()}
         assert not x & y
 
 
 def test_repo_stratification_and_markdown_copies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err = run(tmp_path, capsys, str(ROOT / "evals"), "train=50%", "test=rest", "--stratify", "repo",
-                           "--seed", "3")
+    status, out, err = run(
+        tmp_path, capsys, str(ROOT / "evals"), "train=50%", "test=rest", "--stratify", "repo", "--seed", "3"
+    )
     assert (status, err) == (0, [])
     assert out[0] == "Stratifying by repo (4 unique groups, 26 examples), seed 3"
     train = sorted(p.name for p in (tmp_path / "train").iterdir())
@@ -112,14 +133,25 @@ def test_sizes_as_fractions_and_counts() -> None:
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (["a.jsonl=x"], "editpred split: 'a.jsonl=x': cannot read the size 'x' (Write OUT=SIZE, SIZE being P% "
-                        "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
-        (["a.jsonl=101%"], "editpred split: 'a.jsonl=101%': 101% is over 100% (Write OUT=SIZE, SIZE being P% "
-                           "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
-        (["a.jsonl=-1"], "editpred split: 'a.jsonl=-1': cannot read the size '-1' (Write OUT=SIZE, SIZE being P% "
-                         "(0-100), a fraction such as 0.25, a count such as 500, or rest.)"),
-        (["a.jsonl=rest", "b.jsonl=rest"], "editpred split: only one split can use 'rest' (Give every output but "
-                                           "one a size.)"),
+        (
+            ["a.jsonl=x"],
+            "editpred split: 'a.jsonl=x': cannot read the size 'x' (Write OUT=SIZE, SIZE being P% "
+            "(0-100), a fraction such as 0.25, a count such as 500, or rest.)",
+        ),
+        (
+            ["a.jsonl=101%"],
+            "editpred split: 'a.jsonl=101%': 101% is over 100% (Write OUT=SIZE, SIZE being P% "
+            "(0-100), a fraction such as 0.25, a count such as 500, or rest.)",
+        ),
+        (
+            ["a.jsonl=-1"],
+            "editpred split: 'a.jsonl=-1': cannot read the size '-1' (Write OUT=SIZE, SIZE being P% "
+            "(0-100), a fraction such as 0.25, a count such as 500, or rest.)",
+        ),
+        (
+            ["a.jsonl=rest", "b.jsonl=rest"],
+            "editpred split: only one split can use 'rest' (Give every output but one a size.)",
+        ),
     ],
 )
 def test_bad_sizes_are_one_usage_line(
@@ -136,7 +168,8 @@ def test_refuses_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     (tmp_path / "a.jsonl").write_text("keep\n")
     status, _, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=rest")
     assert (status, err) == (
-        2, ["editpred split: a.jsonl exists (Name new outputs, or pass --force to write over them.)"]
+        2,
+        ["editpred split: a.jsonl exists (Name new outputs, or pass --force to write over them.)"],
     )
     assert (tmp_path / "a.jsonl").read_text() == "keep\n"
     status, _, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=rest", "--force")
@@ -151,8 +184,11 @@ def test_jsonl_to_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     written = sorted((tmp_path / "md").iterdir())
     assert len(written) == 3
-    originals = {from_json(line).name: from_json(line)
-                 for line in (ROOT / "evals" / "follow-ups.jsonl").read_text().splitlines() if line.strip()}
+    originals = {
+        from_json(line).name: from_json(line)
+        for line in (ROOT / "evals" / "follow-ups.jsonl").read_text().splitlines()
+        if line.strip()
+    }
     for path in written:
         [example] = load_examples(path)
         assert example == originals[example.name]
@@ -162,4 +198,8 @@ def test_outputs_may_follow_the_options(tmp_path: Path, capsys: pytest.CaptureFi
     (tmp_path / "in.jsonl").write_text(lines(10))
     status, out, err = run(tmp_path, capsys, "in.jsonl", "--seed", "7", "a.jsonl=30%", "b.jsonl=2", "c.jsonl=rest")
     assert (status, err) == (0, [])
-    assert [names(tmp_path / f"{x}.jsonl") for x in "abc"] == [["e1", "e3", "e8"], ["e4", "e7"], ["e0", "e2", "e5", "e6", "e9"]]
+    assert [names(tmp_path / f"{x}.jsonl") for x in "abc"] == [
+        ["e1", "e3", "e8"],
+        ["e4", "e7"],
+        ["e0", "e2", "e5", "e6", "e9"],
+    ]

@@ -161,9 +161,14 @@ def test_deleted_file_start_is_not_corrected() -> None:
 
 @pytest.mark.parametrize(
     ("text", "point"),
-    [("0.5", SplitPoint(None, 0.5)), ("1", SplitPoint(None, 1)), ("1.0", SplitPoint(None, 1.0)),
-     ("fim", SplitPoint("fim")), ("cross-file:2", SplitPoint("cross-file", 2)),
-     ("same-file-far:0.25", SplitPoint("same-file-far", 0.25))],
+    [
+        ("0.5", SplitPoint(None, 0.5)),
+        ("1", SplitPoint(None, 1)),
+        ("1.0", SplitPoint(None, 1.0)),
+        ("fim", SplitPoint("fim")),
+        ("cross-file:2", SplitPoint("cross-file", 2)),
+        ("same-file-far:0.25", SplitPoint("same-file-far", 0.25)),
+    ],
 )
 def test_split_point_syntax(text: str, point: SplitPoint) -> None:
     assert parse_split_point(text) == point
@@ -171,9 +176,13 @@ def test_split_point_syntax(text: str, point: SplitPoint) -> None:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("near:1", "invalid split point kind 'near' (expected fim, same-file-near, same-file-far, or cross-file)"),
-     ("fim:", "missing split point after kind 'fim:'"), ("x.5", "invalid split point fraction 'x.5'"),
-     ("-1", "invalid split point index '-1'"), ("abc", "invalid split point index 'abc'")],
+    [
+        ("near:1", "invalid split point kind 'near' (expected fim, same-file-near, same-file-far, or cross-file)"),
+        ("fim:", "missing split point after kind 'fim:'"),
+        ("x.5", "invalid split point fraction 'x.5'"),
+        ("-1", "invalid split point index '-1'"),
+        ("abc", "invalid split point index 'abc'"),
+    ],
 )
 def test_split_point_errors(text: str, message: str) -> None:
     with pytest.raises(SplitPointError) as caught:
@@ -183,9 +192,20 @@ def test_split_point_errors(text: str, message: str) -> None:
 
 @pytest.mark.parametrize(
     ("path", "service"),
-    [("package-lock.json", True), ("b/web/yarn.lock", True), ("./.github/workflows/ci.yml", True),
-     ("lib/vendor/x.py", True), ("app.min.js", True), ("api.generated.ts", True), ("src/build.rs", False),
-     ("builder/x.py", False), ("", True), ("/dev/null", True), (".circleci", True), ("src/app.py", False)],
+    [
+        ("package-lock.json", True),
+        ("b/web/yarn.lock", True),
+        ("./.github/workflows/ci.yml", True),
+        ("lib/vendor/x.py", True),
+        ("app.min.js", True),
+        ("api.generated.ts", True),
+        ("src/build.rs", False),
+        ("builder/x.py", False),
+        ("", True),
+        ("/dev/null", True),
+        (".circleci", True),
+        ("src/app.py", False),
+    ],
 )
 def test_service_files(path: str, service: bool) -> None:
     assert is_service_file(path) is service
@@ -195,7 +215,7 @@ def test_random_split_redraws_service_files() -> None:
     """The first target edit of a random split avoids service files for up to 10 draws."""
     diff = (
         "--- a/a.py\n+++ b/a.py\n@@ -1,1 +1,2 @@\n x\n+y\n"
-        "--- a/package.json\n+++ b/package.json\n@@ -1,1 +1,2 @@\n {\n+ \"a\": 1\n"
+        '--- a/package.json\n+++ b/package.json\n@@ -1,1 +1,2 @@\n {\n+ "a": 1\n'
         "--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,2 @@\n x\n+z\n"
     )
     patch: Patch = parse_patch(diff)
@@ -237,8 +257,11 @@ def examples(folder: Path) -> list[Example]:
 
 def test_example_a_from_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Worked example A from a real commit; only the cursor's place is the RNG's."""
-    repo, shas = make_repo(tmp_path, {"m.py": "def f():\n    return 1\ndef g():\n    return 1\n"},
-                           [{"m.py": "def f():\n    return 2\ndef g():\n    return 2\n"}])
+    repo, shas = make_repo(
+        tmp_path,
+        {"m.py": "def f():\n    return 1\ndef g():\n    return 1\n"},
+        [{"m.py": "def f():\n    return 2\ndef g():\n    return 2\n"}],
+    )
     out = tmp_path / "out"
     status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--url", URL)
     assert (status, err) == (0, "")
@@ -255,8 +278,11 @@ def test_example_a_from_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_example_b_from_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Worked example B from a real commit (no ``//`` group header: git has none);
     how much of ``    work()`` is typed is the RNG's."""
-    repo, shas = make_repo(tmp_path, {"app.py": "def run():\n    return 0\n"},
-                           [{"app.py": 'def run():\n    log("start")\n    work()\n    return 0\n'}])
+    repo, shas = make_repo(
+        tmp_path,
+        {"app.py": "def run():\n    return 0\n"},
+        [{"app.py": 'def run():\n    log("start")\n    work()\n    return 0\n'}],
+    )
     out = tmp_path / "out"
     status, _, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "fim:1", "--url", URL)
     assert (status, err) == (0, "")
@@ -281,12 +307,20 @@ def test_example_b_from_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize(
     ("point", "split", "kind"),
-    [("fim", None, "fim"), ("same-file-near", None, "same-file-near"), ("same-file-far", 4, "same-file-far"),
-     ("same-file-far:4", 4, "same-file-far"), ("fim:5", 5, "fim"), ("0.5", 4, None), ("2", 2, None),
-     ("7", 7, None)],
+    [
+        ("fim", None, "fim"),
+        ("same-file-near", None, "same-file-near"),
+        ("same-file-far", 4, "same-file-far"),
+        ("same-file-far:4", 4, "same-file-far"),
+        ("fim:5", 5, "fim"),
+        ("0.5", 4, None),
+        ("2", 2, None),
+        ("7", 7, None),
+    ],
 )
-def test_every_kind_of_split_point(tmp_path: Path, capsys: pytest.CaptureFixture[str], point: str,
-                                   split: int | None, kind: str | None) -> None:
+def test_every_kind_of_split_point(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], point: str, split: int | None, kind: str | None
+) -> None:
     """Each split point gives an example of its kind (the first target edit is the
     cursor's line for fim, within 30 lines for near, further for far)."""
     repo, shas = kinds_repo(tmp_path)
@@ -317,18 +351,24 @@ def test_cross_file_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     g = generate(parse_patch(diff), parse_split_point("cross-file:6"), Scripted([1], [0.1, 0.5]))
     assert (g.split, g.kind, g.cursor.filename) == (6, "cross-file", "m.py")
     assert g.expected_patch.startswith("--- a/other.py\n")
-    status, stdout, _ = run_cli(capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--split",
-                                "cross-file", "--url", URL)
-    assert (status, stdout) == (0, "split-commit: 2 commits read, 0 examples written, 2 skipped "
-                                   "(1 root commit, 1 no split of that kind)\n")
+    status, stdout, _ = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--split", "cross-file", "--url", URL
+    )
+    assert (status, stdout) == (
+        0,
+        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 no split of that kind)\n",
+    )
 
 
 def test_kind_with_wrong_class_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = kinds_repo(tmp_path)
-    status, stdout, _ = run_cli(capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--split", "fim:2",
-                                "--url", URL)
-    assert (status, stdout) == (0, "split-commit: 2 commits read, 0 examples written, 2 skipped "
-                                   "(1 root commit, 1 other kind)\n")
+    status, stdout, _ = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--split", "fim:2", "--url", URL
+    )
+    assert (status, stdout) == (
+        0,
+        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 other kind)\n",
+    )
 
 
 def test_do_nothing_target_is_skipped_and_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -336,22 +376,29 @@ def test_do_nothing_target_is_skipped_and_counted(tmp_path: Path, capsys: pytest
     repo, _ = kinds_repo(tmp_path)
     out = tmp_path / "out"
     status, stdout, _ = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "1.0", "--url", URL)
-    assert (status, stdout) == (0, "split-commit: 2 commits read, 0 examples written, 2 skipped "
-                                   "(1 root commit, 1 do-nothing target)\n")
+    assert (status, stdout) == (
+        0,
+        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 do-nothing target)\n",
+    )
     assert list(out.iterdir()) == []
 
 
 def test_service_binary_merge_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo, _ = make_repo(tmp_path, {"a.py": "x = 1\n", "package-lock.json": "{}\n", "logo.png": b"\x89PNG\0\1"},
-                        [{"package-lock.json": '{"a": 1}\n'}, {"logo.png": b"\x89PNG\0\2"}])
+    repo, _ = make_repo(
+        tmp_path,
+        {"a.py": "x = 1\n", "package-lock.json": "{}\n", "logo.png": b"\x89PNG\0\1"},
+        [{"package-lock.json": '{"a": 1}\n'}, {"logo.png": b"\x89PNG\0\2"}],
+    )
     git(repo, "checkout", "-q", "-b", "side", "HEAD~2")
     add_commit(repo, {"b.py": "y = 1\n"}, "side")
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "--no-edit", "side")
     status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--url", URL)
     assert (status, err) == (0, "")
-    assert stdout == ("split-commit: 5 commits read, 0 examples written, 5 skipped (1 merge, 1 root commit, "
-                      "1 do-nothing target, 1 binary, 1 service files only)\n")  # b.py: its one edit
+    assert stdout == (
+        "split-commit: 5 commits read, 0 examples written, 5 skipped (1 merge, 1 root commit, "
+        "1 do-nothing target, 1 binary, 1 service files only)\n"
+    )  # b.py: its one edit
 
 
 def test_same_seed_same_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -372,8 +419,9 @@ def test_same_seed_same_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_jsonl_format(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, shas = kinds_repo(tmp_path)
     out = tmp_path / "ex.jsonl"
-    status, _, _ = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--format", "jsonl",
-                           "--url", URL)
+    status, _, _ = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--format", "jsonl", "--url", URL
+    )
     assert status == 0
     [line] = out.read_text().splitlines()
     assert (json.loads(line)["revision"], json.loads(line)["name"]) == (shas[0], f"m-{shas[1][:8]}-2")
@@ -419,21 +467,29 @@ def test_origin_url_is_the_default(tmp_path: Path, capsys: pytest.CaptureFixture
     ("case", "message"),
     [
         ("not-a-repo", "{plain}: not a git repository"),
-        ("missing", "{missing}: no such file or directory "
-                    "(Give a git repository (working or bare) or a .bundle file.)"),
+        (
+            "missing",
+            "{missing}: no such file or directory (Give a git repository (working or bare) or a .bundle file.)",
+        ),
         ("bad-revision", "{repo}: bad revision range nosuch..HEAD"),
         ("option-revision", "{repo}: bad revision '--all'"),
         ("bad-split", "--split: invalid split point kind 'near'"),
-        ("no-origin", "{repo}: the repository has no origin remote to name in the examples "
-                      "(Give the repository's URL with --url URL.)"),
-        ("bundle-no-url", "{bundle}: a bundle has no origin URL to name in the examples "
-                          "(Give the repository's URL with --url URL.)"),
+        (
+            "no-origin",
+            "{repo}: the repository has no origin remote to name in the examples "
+            "(Give the repository's URL with --url URL.)",
+        ),
+        (
+            "bundle-no-url",
+            "{bundle}: a bundle has no origin URL to name in the examples (Give the repository's URL with --url URL.)",
+        ),
         ("output-is-file", "{file}: cannot write the examples here"),
         ("not-a-bundle", "{file}: not a git bundle"),
     ],
 )
-def test_bad_inputs_one_line_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str,
-                                      message: str) -> None:
+def test_bad_inputs_one_line_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str, message: str
+) -> None:
     repo, _ = kinds_repo(tmp_path)
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -469,13 +525,19 @@ def test_argparse_errors_are_status_2(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_installed_command(tmp_path: Path) -> None:
     """The ``editpred`` entry point: a bad repository is one line, status 2; --help names every option."""
-    proc = subprocess.run(["editpred", "split-commit", str(tmp_path / "nope"), "-o", str(tmp_path / "o")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["editpred", "split-commit", str(tmp_path / "nope"), "-o", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (proc.returncode, proc.stdout) == (2, "")
-    assert proc.stderr == (f"{tmp_path / 'nope'}: no such file or directory "
-                           "(Give a git repository (working or bare) or a .bundle file.)\n")
-    help_text = subprocess.run(["editpred", "split-commit", "--help"], capture_output=True, text=True,
-                               timeout=120).stdout
+    assert proc.stderr == (
+        f"{tmp_path / 'nope'}: no such file or directory (Give a git repository (working or bare) or a .bundle file.)\n"
+    )
+    help_text = subprocess.run(
+        ["editpred", "split-commit", "--help"], capture_output=True, text=True, timeout=120
+    ).stdout
     for option in ("--output", "-n N", "--split", "--seed", "--url", "--format", "--force", "REVISIONS"):
         assert option in help_text
 
@@ -486,9 +548,23 @@ def test_installed_command(tmp_path: Path) -> None:
 def plugin(folder: Path, provider: str, url: str, repo: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", str(folder), "-p", "no:cacheprovider", f"--editpred-provider={provider}",
-         "--editpred-repo", f"{url}={repo}", "-q"],
-        capture_output=True, text=True, timeout=600, cwd=folder, env=env,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(folder),
+            "-p",
+            "no:cacheprovider",
+            f"--editpred-provider={provider}",
+            "--editpred-repo",
+            f"{url}={repo}",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=folder,
+        env=env,
     )
 
 
@@ -504,13 +580,19 @@ def check_with_plugin(folder: Path, url: str, repo: Path) -> int:
 
 def test_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = kinds_repo(tmp_path)
-    add_commit(repo, {"m.py": far_file().replace("line40 = 40", "line40 = 'forty'\nextra = 1"),
-                      "new.py": "def new():\n    return [1, 2]\n"})
+    add_commit(
+        repo,
+        {
+            "m.py": far_file().replace("line40 = 40", "line40 = 'forty'\nextra = 1"),
+            "new.py": "def new():\n    return [1, 2]\n",
+        },
+    )
     add_commit(repo, {"other.py": None, "m.py": far_file().replace("line3 = 3\n", "")})
     out = tmp_path / "out"
     for point in ("fim", "same-file-near", "same-file-far", "0.5", "1"):
-        status, _, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "-n", "3",
-                                 "--url", URL, "--force")
+        status, _, err = run_cli(
+            capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "-n", "3", "--url", URL, "--force"
+        )
         assert (status, err) == (0, "")
     assert check_with_plugin(out, URL, repo) >= 6
 
@@ -518,8 +600,9 @@ def test_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.skipif(not FLASK_BUNDLE.is_file(), reason="the flask bundle is not beside this checkout")
 def test_flask_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "flask"
-    status, stdout, err = run_cli(capsys, "split-commit", str(FLASK_BUNDLE), "HEAD~25..HEAD", "-o", str(out),
-                                  "-n", "2", "--url", FLASK_URL)
+    status, stdout, err = run_cli(
+        capsys, "split-commit", str(FLASK_BUNDLE), "HEAD~25..HEAD", "-o", str(out), "-n", "2", "--url", FLASK_URL
+    )
     assert (status, err) == (0, ""), err
     assert stdout.startswith("split-commit: ")
     assert check_with_plugin(out, FLASK_URL, FLASK_BUNDLE) >= 10

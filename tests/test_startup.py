@@ -34,8 +34,10 @@ def heavy(modules: list[str]) -> list[str]:
 
 def fresh(code: str, cwd: Path | None = None) -> list[str]:
     """``sys.modules`` (new since ``import pytest``) after ``code`` in a new interpreter."""
-    script = "import sys, json, pytest\nbefore = set(sys.modules)\n" + code + (
-        "\nprint(json.dumps(sorted(set(sys.modules) - before)))\n"
+    script = (
+        "import sys, json, pytest\nbefore = set(sys.modules)\n"
+        + code
+        + ("\nprint(json.dumps(sorted(set(sys.modules) - before)))\n")
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDITPRED_EXAMPLE_")}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=cwd, env=env, timeout=300)

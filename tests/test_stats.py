@@ -159,11 +159,7 @@ def test_pass_at_k_and_pass_hat_k_average_over_examples() -> None:
 
 
 @settings(database=None, deadline=None)
-@given(
-    st.integers(1, 20).flatmap(
-        lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))
-    )
-)
+@given(st.integers(1, 20).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))
 def test_pass_at_k_bounds_pass_hat_k(case: tuple[int, int, int]) -> None:
     n, c, k = case
     # all k pass implies at least one passes; both sit between 0 and 1, and k = 1

@@ -172,13 +172,9 @@ def test_report_layout() -> None:
     header = lines[1].split()
     assert header == ["Example", "DeltaChrF", "Brace", "F1", "Revert", "Cursor", "WrgER"]
     # alpha: chrF 100.00, 0 braces, F1 100 %, revert 0 %, cursor hit, right region
-    assert lines[3] == (
-        "alpha".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "      ✓" + "      "
-    )
+    assert lines[3] == ("alpha".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "      ✓" + "      ")
     # beta: F1 of TP 1, FP 1, FN 2 = 2/(2+1+2) = 40 %; miss without distance; wrong region
-    assert lines[4] == (
-        "beta".ljust(40) + "    50.00" + "     2" + "   40.0%" + "   50.0%" + "      ✗" + "     ✗"
-    )
+    assert lines[4] == ("beta".ljust(40) + "    50.00" + "     2" + "   40.0%" + "   50.0%" + "      ✗" + "     ✗")
     assert lines[5].startswith("gamma".ljust(40) + "     0.00")
     assert lines[5].split()[-1] == "-"  # cursor not evaluated
     assert lines[6] == SEPARATOR
@@ -193,8 +189,7 @@ def test_report_layout() -> None:
     assert "Cursor: 1/2 exact matches (50.0%), avg distance: 0.0 bytes" in lines
     assert "Isolated whitespace changes: 1/3 (33.3%)" in lines
     assert (
-        "Kept rate: 50.0% avg (3 evaluated, kept chars: 7, correctly deleted chars: 3, "
-        "discarded chars: 4)"
+        "Kept rate: 50.0% avg (3 evaluated, kept chars: 7, correctly deleted chars: 3, discarded chars: 4)"
     ) in lines
     assert "Recall rate: 41.7% avg (3 evaluated)" in lines
 

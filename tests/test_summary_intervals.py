@@ -108,7 +108,11 @@ def run_evals(tmp_path: Path, *args: str) -> str:
     env.pop("EDITPRED_EXAMPLE_SERVER", None)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "evals/", "-p", "no:cacheprovider", "--editpred-provider=baseline", *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert "editpred summary" in result.stdout, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
@@ -189,7 +193,9 @@ def test_a_run_stopped_by_maxfail_is_labelled_partial(project: Project, plugin_a
     result = project.pytester.runpytest("evals", "-x", "--editpred-fail-under", "0", *plugin_args)
     out = result.stdout.str()
     line = only_line(out, r"^partial: ")
-    match = re.match(r"partial: stopped after (\d) of 4 items \((.+)\); every number below is over those (\d) only$", line)
+    match = re.match(
+        r"partial: stopped after (\d) of 4 items \((.+)\); every number below is over those (\d) only$", line
+    )
     assert match and match.group(1) == match.group(3) and int(match.group(1)) < 4, line
     assert "stopping after" in match.group(2), line
     # The label comes first, and the gate is not applied to a partial run.
@@ -207,8 +213,7 @@ def test_a_run_interrupted_by_ctrl_c_is_labelled_partial(project: Project) -> No
     scripted(project, {})
     conftest = project.pytester.path / "conftest.py"
     conftest.write_text(
-        conftest.read_text()
-        + "\n\ndef pytest_runtest_setup(item):\n"
+        conftest.read_text() + "\n\ndef pytest_runtest_setup(item):\n"
         "    if item.name == 'calc--c':\n"
         "        raise KeyboardInterrupt\n"
     )

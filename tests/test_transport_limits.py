@@ -298,7 +298,9 @@ def test_a_too_deep_replay_file_is_an_error_naming_file_and_line(project: Projec
     project.example("calc--sub", SUB)
     replay = project.pytester.path / "r.jsonl"
     replay.write_text('{"name": "other", "patch": ""}\n' + DEEP + "\n")
-    result = project.pytester.runpytest("evals", "--editpred-provider=replay", f"--editpred-replay={replay}", *plugin_args)
+    result = project.pytester.runpytest(
+        "evals", "--editpred-provider=replay", f"--editpred-replay={replay}", *plugin_args
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # a bad option value: once, before any item
     result.stderr.fnmatch_lines(["*r.jsonl:2: not JSON (JSON nested deeper than 100 levels)*"])
     everything = result.stdout.str() + result.stderr.str()

@@ -233,9 +233,7 @@ def test_unsafe_paths(path: str) -> None:
         (("a",), "..", ()),
     ],
 )
-def test_symlinks_that_stay_in_the_repository(
-    directory: tuple[str, ...], target: str, parts: tuple[str, ...]
-) -> None:
+def test_symlinks_that_stay_in_the_repository(directory: tuple[str, ...], target: str, parts: tuple[str, ...]) -> None:
     assert follow_link(directory, target) == parts
 
 

@@ -21,7 +21,9 @@ def load(name: str) -> Example:
 
 
 def test_the_upstream_examples_are_there() -> None:
-    assert len(FILES) >= 8, f"the upstream Zed examples are not in {ZED}: put them there or name their directory in ${VARIABLE}"
+    assert len(FILES) >= 8, (
+        f"the upstream Zed examples are not in {ZED}: put them there or name their directory in ${VARIABLE}"
+    )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -76,7 +78,7 @@ def test_class_decorator_cursor_is_at_the_start_of_the_class_line() -> None:
     assert excerpt[offset:].startswith("export class TextEdit {")
 
 
-FLASK_FILE = '''import flask
+FLASK_FILE = """import flask
 
 
 def test_static_files(app, client):
@@ -90,7 +92,7 @@ def test_static_files(app, client):
 
 def test_static_url_path():
     app = flask.Flask(__name__)
-'''
+"""
 
 
 def test_flask_history_and_all_ten_expected_patches_apply() -> None:

@@ -21,17 +21,30 @@ TEXT = "fn main() {\n    helper();\n}\n"
 
 def _ep_example(related: object) -> dict[str, object]:
     return {
-        "name": "ep", "repository_url": "https://github.com/o/r", "revision": "abc", "cursor_path": "src/main.rs",
-        "cursor_position": "    helper();\n<|user_cursor|>", "edit_history": "", "expected_patches": [],
+        "name": "ep",
+        "repository_url": "https://github.com/o/r",
+        "revision": "abc",
+        "cursor_path": "src/main.rs",
+        "cursor_position": "    helper();\n<|user_cursor|>",
+        "edit_history": "",
+        "expected_patches": [],
         "prompt_inputs": {"cursor_path": "src/main.rs", "related_files": related},
     }
 
 
 def test_an_ep_examples_retrieved_context_is_the_prompts_related_files() -> None:
-    related = [{"path": "src/util.rs", "max_row": 40, "in_open_source_repo": False,
-                "excerpts": [{"row_range": {"start": 3, "end": 4}, "text": "fn helper() {}", "order": 0}]}]
+    related = [
+        {
+            "path": "src/util.rs",
+            "max_row": 40,
+            "in_open_source_repo": False,
+            "excerpts": [{"row_range": {"start": 3, "end": 4}, "text": "fn helper() {}", "order": 0}],
+        }
+    ]
     example = example_from_dict(_ep_example(related))
-    request = PredictionRequest(example, {"src/main.rs": TEXT}, Cursor.at("src/main.rs", TEXT, TEXT.index("    helper")))
+    request = PredictionRequest(
+        example, {"src/main.rs": TEXT}, Cursor.at("src/main.rs", TEXT, TEXT.index("    helper"))
+    )
     prompt = format_prompt(build_input(request), ZetaFormat.V0211SeedCoder)
     assert prompt is not None
     # §4.2: header, the text and its newline, "...\n" as rows 4-40 are left out; §5.2:
@@ -56,8 +69,13 @@ def test_a_recently_viewed_file_is_read_from_the_repository(
     project.example("calc--sub", SUB + "\n## Recently Viewed Files\n\n```\nREADME.md\n```\n")
     llm_server.answer("<|marker_1|><|marker_1|>")
     result = project.pytester.runpytest(
-        "evals", "--editpred-provider=openai", f"--editpred-base-url={llm_server.url}", "--editpred-model=m",
-        "--editpred-prompt-format=zeta2.1", "--editpred-cache=off", *plugin_args,
+        "evals",
+        "--editpred-provider=openai",
+        f"--editpred-base-url={llm_server.url}",
+        "--editpred-model=m",
+        "--editpred-prompt-format=zeta2.1",
+        "--editpred-cache=off",
+        *plugin_args,
     )
     result.assert_outcomes(failed=1)  # the model answered "no edits"
     [seen] = llm_server.requests
@@ -71,11 +89,20 @@ def test_diagnostics_are_shown_only_where_the_example_carries_them() -> None:
     )
     plain = format_prompt(build_input(request_of(example_from_dict(data))), ZetaFormat.V0420Diagnostics)
     assert plain is not None and "diagnostics" not in plain
-    data["prompt_inputs"] = {"active_buffer_diagnostics": [
-        {"severity": "error", "message": "cannot find function `helper`", "snippet": "    helper();",
-         "snippet_buffer_row_range": {"start": 1, "end": 2}, "diagnostic_range_in_snippet": {"start": 4, "end": 10}},
-    ]}
+    data["prompt_inputs"] = {
+        "active_buffer_diagnostics": [
+            {
+                "severity": "error",
+                "message": "cannot find function `helper`",
+                "snippet": "    helper();",
+                "snippet_buffer_row_range": {"start": 1, "end": 2},
+                "diagnostic_range_in_snippet": {"start": 4, "end": 10},
+            },
+        ]
+    }
     prompt = format_prompt(build_input(request_of(example_from_dict(data))), ZetaFormat.V0420Diagnostics)
     assert prompt is not None
     # §4.4: the header, then each diagnostic as *message*: and its snippet in a fence; §5.2: first after the prefix
-    assert "<[fim-prefix]><filename>diagnostics\n*cannot find function `helper`*:\n```\n    helper();\n```\n\n" in prompt
+    assert (
+        "<[fim-prefix]><filename>diagnostics\n*cannot find function `helper`*:\n```\n    helper();\n```\n\n" in prompt
+    )

@@ -50,14 +50,24 @@ ANSWERS = {
     "zeta2": (ZETA2_PROMPT, RIGHT_BODY + ">>>>>>> UPDATED\n", WRONG_BODY + ">>>>>>> UPDATED\n", []),
     # Zeta 2.1 writes a byte-exact span between numbered markers (§9.3); the server
     # stops at the end-of-sentence token, which it does not echo
-    "zeta2.1": (ZETA2_1_PROMPT, "<|marker_1|>" + RIGHT_BODY + "<|marker_2|>", "<|marker_1|>" + WRONG_BODY + "<|marker_2|>", [END]),
+    "zeta2.1": (
+        ZETA2_1_PROMPT,
+        "<|marker_1|>" + RIGHT_BODY + "<|marker_2|>",
+        "<|marker_1|>" + WRONG_BODY + "<|marker_2|>",
+        [END],
+    ),
 }
 
 
 def args(server: LLMServer, prompt_format: str, *extra: str) -> list[str]:
     return [
-        "evals", "--editpred-provider=openai", f"--editpred-base-url={server.url}", "--editpred-model=zeta-served",
-        f"--editpred-prompt-format={prompt_format}", "--editpred-cache=off", *extra,
+        "evals",
+        "--editpred-provider=openai",
+        f"--editpred-base-url={server.url}",
+        "--editpred-model=zeta-served",
+        f"--editpred-prompt-format={prompt_format}",
+        "--editpred-cache=off",
+        *extra,
     ]
 
 
@@ -88,8 +98,14 @@ def test_zeta2_and_zeta2_1_end_to_end(
     else:
         result.assert_outcomes(failed=1)
         assert record["reason"] == "the prediction matches none of the 1 expected patch(es)"
-        result.stdout.fnmatch_lines(["*+    return a + b‸", "*Captured editpred prompt call*", "<[fim-suffix]>",
-                                     "*Captured editpred raw output call*"])
+        result.stdout.fnmatch_lines(
+            [
+                "*+    return a + b‸",
+                "*Captured editpred prompt call*",
+                "<[fim-suffix]>",
+                "*Captured editpred raw output call*",
+            ]
+        )
 
 
 def test_a_malformed_zeta2_1_answer_fails_and_names_what_is_missing(

@@ -106,10 +106,7 @@ FS_RELATED = "<|file_sep|>related.rs\nfn helper() {}\n"
 FS_HISTORY = "<|file_sep|>edit history\n--- a/a.rs\n+++ b/a.rs\n-old\n+new\n"
 FS_HEAD = FS_RELATED + FS_HISTORY + "<|file_sep|>test.rs\n"
 SEED_SUFFIX = "<[fim-suffix]>\nsuffix\n"
-SEED_CONTEXT = (
-    "<filename>related.rs\nfn helper() {}\n\n"
-    "<filename>edit_history\n--- a/a.rs\n+++ b/a.rs\n-old\n+new\n\n"
-)
+SEED_CONTEXT = "<filename>related.rs\nfn helper() {}\n\n<filename>edit_history\n--- a/a.rs\n+++ b/a.rs\n-old\n+new\n\n"
 SEED_HEAD = SEED_SUFFIX + "<[fim-prefix]>" + SEED_CONTEXT + "<filename>test.rs\nprefix\n"
 MERGE_SECTION = "<<<<<<< CURRENT\nedi<|user_cursor|>table\n=======\n"
 
@@ -142,17 +139,12 @@ GOLDEN: dict[ZetaFormat, str] = {
         "<|fim_middle|>updated\n"
     ),
     # §6 V0120: the suffix is written as is, its leading newline kept (§16)
-    F.V0120GitMergeMarkers: FS_HEAD
-    + "<|fim_prefix|>prefix\n<|fim_suffix|>\nsuffix\n<|fim_middle|>"
-    + MERGE_SECTION,
+    F.V0120GitMergeMarkers: FS_HEAD + "<|fim_prefix|>prefix\n<|fim_suffix|>\nsuffix\n<|fim_middle|>" + MERGE_SECTION,
     F.V0131GitMergeMarkersPrefix: FS_HEAD
     + "<|fim_prefix|>prefix\n"
     + MERGE_SECTION
     + "<|fim_suffix|>\nsuffix\n<|fim_middle|>",
-    F.V0211Prefill: FS_HEAD
-    + "<|fim_prefix|>prefix\n"
-    + MERGE_SECTION
-    + "<|fim_suffix|>\nsuffix\n<|fim_middle|>",
+    F.V0211Prefill: FS_HEAD + "<|fim_prefix|>prefix\n" + MERGE_SECTION + "<|fim_suffix|>\nsuffix\n<|fim_middle|>",
     # §5.2 [confirmed]
     F.V0211SeedCoder: (
         "<[fim-suffix]>\n"
@@ -186,21 +178,17 @@ GOLDEN: dict[ZetaFormat, str] = {
     + "<<<<<<< CURRENT\n<|marker_1|>\nedi<|user_cursor|>table\n<|marker_2|>\n=======\n"
     + "<[fim-middle]>",
     # §8.2 byte-exact writer [confirmed shape], +nl
-    F.V0316SeedMultiRegions: SEED_HEAD
-    + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
+    F.V0316SeedMultiRegions: SEED_HEAD + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
     # §8.4: one block, the cursor in block 0 -> tags -0 and +1
-    F.V0317SeedMultiRegions: SEED_HEAD
-    + "<|marker-0|>edi<|user_cursor|>table<|marker+1|>\n<[fim-middle]>",
-    F.V0318SeedMultiRegions: SEED_HEAD
-    + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
+    F.V0317SeedMultiRegions: SEED_HEAD + "<|marker-0|>edi<|user_cursor|>table<|marker+1|>\n<[fim-middle]>",
+    F.V0318SeedMultiRegions: SEED_HEAD + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
     # §5.4: the context is the whole excerpt, the editable range §3.6 (here: all of
     # it); no related files; the suffix is empty
     F.V0327SingleFile: "<[fim-suffix]>\n<[fim-prefix]>"
     + "<filename>edit_history\n--- a/a.rs\n+++ b/a.rs\n-old\n+new\n\n"
     + "<filename>test.rs\n<|marker_1|>prefix\nedi<|user_cursor|>table\nsuffix<|marker_2|>\n"
     + "<[fim-middle]>",
-    F.V0420Diagnostics: SEED_HEAD
-    + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
+    F.V0420Diagnostics: SEED_HEAD + "<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n<[fim-middle]>",
     # §5.3 [confirmed]
     F.V0608QwenMultiRegions: (
         "<|fim_prefix|><|file_sep|>related.rs\n"
@@ -233,9 +221,7 @@ def test_every_format_but_v0615_has_a_golden() -> None:
 
 def test_v0331_equals_v0211() -> None:
     """§5.2 [confirmed]: V0331 produces exactly V0211's prompt."""
-    assert format_prompt(example(), F.V0331SeedCoderModelPy) == format_prompt(
-        example(), F.V0211SeedCoder
-    )
+    assert format_prompt(example(), F.V0331SeedCoderModelPy) == format_prompt(example(), F.V0211SeedCoder)
 
 
 def test_v0420_diagnostics_come_first() -> None:
@@ -247,17 +233,14 @@ def test_v0420_diagnostics_come_first() -> None:
     # cursor row 10 + 1 = 11: the semicolon one is nearer (|11-11|+|11-12| = 1)
     prompt = format_prompt(example(diagnostics=diagnostics, excerpt_start_row=10), F.V0420Diagnostics)
     assert prompt == (
-        SEED_SUFFIX
-        + "<[fim-prefix]><filename>diagnostics\n*missing semicolon*:\n```\nlet value = 1\n```\n"
+        SEED_SUFFIX + "<[fim-prefix]><filename>diagnostics\n*missing semicolon*:\n```\nlet value = 1\n```\n"
         "*file-level warning*\n\n"
         + SEED_CONTEXT
         + "<filename>test.rs\nprefix\n<|marker_1|>edi<|user_cursor|>table<|marker_2|>\n"
         + "<[fim-middle]>"
     )
     # only V0420 shows diagnostics
-    assert format_prompt(example(diagnostics=diagnostics), F.V0318SeedMultiRegions) == GOLDEN[
-        F.V0318SeedMultiRegions
-    ]
+    assert format_prompt(example(diagnostics=diagnostics), F.V0318SeedMultiRegions) == GOLDEN[F.V0318SeedMultiRegions]
 
 
 def test_prefix_without_newline_runs_into_the_marker() -> None:
@@ -317,17 +300,22 @@ def test_multi_block_region_v0316_and_v0318() -> None:
     )
     # answers: rewrite only the second block
     new_excerpt = "top\na1\na2\na3\n\nB1\nb2\nb3\nend"
-    assert apply_to_excerpt(inp, F.V0316SeedMultiRegions, "<|marker_2|>B1<|user_cursor|>\nb2\nb3<|marker_3|>" + SEED_END) == (new_excerpt, 16)
-    assert apply_to_excerpt(inp, F.V0317SeedMultiRegions, "<|marker-0|>B1\nb2\nb3<|marker+1|>" + SEED_END) == (new_excerpt, None)
-    assert apply_to_excerpt(inp, F.V0306SeedMultiRegions, "<|marker_2|>\nB1\nb2\nb3\n<|marker_3|>\n>>>>>>> UPDATED\n") == (new_excerpt, None)
+    assert apply_to_excerpt(
+        inp, F.V0316SeedMultiRegions, "<|marker_2|>B1<|user_cursor|>\nb2\nb3<|marker_3|>" + SEED_END
+    ) == (new_excerpt, 16)
+    assert apply_to_excerpt(inp, F.V0317SeedMultiRegions, "<|marker-0|>B1\nb2\nb3<|marker+1|>" + SEED_END) == (
+        new_excerpt,
+        None,
+    )
+    assert apply_to_excerpt(
+        inp, F.V0306SeedMultiRegions, "<|marker_2|>\nB1\nb2\nb3\n<|marker_3|>\n>>>>>>> UPDATED\n"
+    ) == (new_excerpt, None)
 
 
 def test_budget_none_and_sections_dropped() -> None:
     """§5 step 6: over the unmargined budget there is no prompt. Here the cursor
     section leaves nothing (after_cursor saturates to 0), the prompt is 123 bytes."""
-    bare = (
-        SEED_SUFFIX + "<[fim-prefix]><filename>test.rs\nprefix\n" + MERGE_SECTION + "<[fim-middle]>"
-    )
+    bare = SEED_SUFFIX + "<[fim-prefix]><filename>test.rs\nprefix\n" + MERGE_SECTION + "<[fim-middle]>"
     assert len(bare) == 123
     assert format_prompt(example(), F.V0211SeedCoder, max_tokens=41) == bare
     assert format_prompt(example(), F.V0211SeedCoder, max_tokens=40) is None
@@ -557,7 +545,9 @@ def test_no_edits_is_literal_text_for_v0211() -> None:
 
 
 def test_only_the_first_cursor_is_removed() -> None:
-    parsed = parse_output("a<|user_cursor|>b<|user_cursor|>\n>>>>>>> UPDATED\n", example(), F.V0131GitMergeMarkersPrefix)
+    parsed = parse_output(
+        "a<|user_cursor|>b<|user_cursor|>\n>>>>>>> UPDATED\n", example(), F.V0131GitMergeMarkersPrefix
+    )
     assert parsed.new_editable_region == "ab<|user_cursor|>\n"
     assert parsed.cursor_offset == 1
 
@@ -577,9 +567,17 @@ def test_deleting_the_region_and_adding_lines() -> None:
         (F.V0318SeedMultiRegions, "<|marker_3|>x<|marker_1|>", "start marker number out of range"),
         (F.V0318SeedMultiRegions, "<|marker_1|>x<|marker_3|>", "end marker number out of range"),
         (F.V0318SeedMultiRegions, "<|marker_2|>x<|marker_1|>", "start marker must come before end marker"),
-        (F.V0316SeedMultiRegions, "<|marker_1|>x<|marker_18446744073709551616|>", "only one marker tag found in output, expected at least two"),
+        (
+            F.V0316SeedMultiRegions,
+            "<|marker_1|>x<|marker_18446744073709551616|>",
+            "only one marker tag found in output, expected at least two",
+        ),
         (F.V0316SeedMultiRegions, "<|marker_1|>x<|marker_18446744073709551615|>", "end marker number out of range"),
-        (F.V0608QwenMultiRegions, "<|marker_1|>x<|marker_ 2|>", "only one marker tag found in output, expected at least two"),
+        (
+            F.V0608QwenMultiRegions,
+            "<|marker_1|>x<|marker_ 2|>",
+            "only one marker tag found in output, expected at least two",
+        ),
         (F.V0317SeedMultiRegions, "<|marker-1|>x<|marker+1|>", "relative marker maps before first marker"),
         (F.V0317SeedMultiRegions, "<|marker_1|>x<|marker_2|>", "no marker tags found in output"),
         (F.V0306SeedMultiRegions, "edited", "no start marker found in output"),
@@ -856,7 +854,11 @@ def test_history_budget() -> None:
 FILE_A = RelatedFile(
     "A",
     10,
-    (RelatedExcerpt(0, 2, "a0\na1\n", order=1), RelatedExcerpt(2, 3, "a2", order=0), RelatedExcerpt(5, 6, "a5\n", order=2)),
+    (
+        RelatedExcerpt(0, 2, "a0\na1\n", order=1),
+        RelatedExcerpt(2, 3, "a2", order=0),
+        RelatedExcerpt(5, 6, "a5\n", order=2),
+    ),
 )
 FILE_B = RelatedFile("B", 3, (RelatedExcerpt(0, 3, "b\n", order=0),))
 
@@ -888,7 +890,12 @@ def test_filter_redundant_excerpts() -> None:
     cursor_file = RelatedFile(
         "test.rs",
         40,
-        (RelatedExcerpt(10, 13, "in"), RelatedExcerpt(11, 12, "in"), RelatedExcerpt(8, 11, "before"), RelatedExcerpt(12, 14, "after")),
+        (
+            RelatedExcerpt(10, 13, "in"),
+            RelatedExcerpt(11, 12, "in"),
+            RelatedExcerpt(8, 11, "before"),
+            RelatedExcerpt(12, 14, "after"),
+        ),
     )
     only_inside = RelatedFile("test.rs", 40, (RelatedExcerpt(10, 12, "in"),))
     other = RelatedFile("./test.rs", 40, (RelatedExcerpt(10, 12, "same rows, other path"),))

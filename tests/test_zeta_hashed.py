@@ -99,7 +99,9 @@ def one_file(text: str, *, start_row: int = 0, max_row: int | None = None, path:
         0,
         start_row,
         related_files=(
-            RelatedFile(path, rows if max_row is None else max_row, (RelatedExcerpt(start_row, start_row + rows, text),)),
+            RelatedFile(
+                path, rows if max_row is None else max_row, (RelatedExcerpt(start_row, start_row + rows, text),)
+            ),
         ),
     )
 

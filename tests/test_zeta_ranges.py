@@ -318,9 +318,7 @@ def _input(syntax: tuple[tuple[int, int], ...] | None, ranges: ExcerptRanges | N
         ("V0615HashRegions", (4, 79), (4, 79)),
     ],
 )
-def test_fallback_fields_without_syntax_ranges(
-    name: str, editable: tuple[int, int], context: tuple[int, int]
-) -> None:
+def test_fallback_fields_without_syntax_ranges(name: str, editable: tuple[int, int], context: tuple[int, int]) -> None:
     region = resolve_cursor_region(_input(None, _fallback_ranges()), name)
     assert region.context_range == context
     assert region.editable_range == (editable[0] - context[0], editable[1] - context[0])
@@ -491,7 +489,9 @@ def test_build_input_from_a_request() -> None:
         "src/shapes.py",
         28,
         events=(
-            EditEvent("src/shapes.py", "src/shapes.py", "--- a/src/shapes.py\n+++ b/src/shapes.py\n@@ -1 +1 @@\n-a\n+b"),
+            EditEvent(
+                "src/shapes.py", "src/shapes.py", "--- a/src/shapes.py\n+++ b/src/shapes.py\n@@ -1 +1 @@\n-a\n+b"
+            ),
             EditEvent("src/new.py", "", "@@ -0,0 +1 @@\n+x\n", predicted=True),
         ),
         viewed=(RecentFile("src/other.py", other.index("o15")), RecentFile("missing.py", 0)),

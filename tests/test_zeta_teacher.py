@@ -81,10 +81,21 @@ def make_input(**changes: object) -> ZetaInput:
 
 
 def tail(history: str, context: str, current: str, diagnostics: str = "", last: str | None = None) -> str:
-    last = last or "Based on the edit history and context above, predict the user's next edit within the editable region.\n"
+    last = (
+        last
+        or "Based on the edit history and context above, predict the user's next edit within the editable region.\n"
+    )
     return (
-        "# Your task:\n\n# 1. User Edit History\n\n`````\n" + history + "\n`````\n\n# 2. Related excerpts\n\n"
-        + context + "\n\n# 3. Current File\n\n" + current + "\n\n\n" + diagnostics + "\n\n\n-----\n\n" + last
+        "# Your task:\n\n# 1. User Edit History\n\n`````\n"
+        + history
+        + "\n`````\n\n# 2. Related excerpts\n\n"
+        + context
+        + "\n\n# 3. Current File\n\n"
+        + current
+        + "\n\n\n"
+        + diagnostics
+        + "\n\n\n-----\n\n"
+        + last
     )
 
 
@@ -141,7 +152,10 @@ def test_teacher_region_at_the_excerpt_edges() -> None:
 def test_teacher_ranges_are_excerpt_absolute() -> None:
     got = teacher_ranges(make_input(excerpt_ranges=ranges(REGION, (REGION[0], len(EXCERPT)))))
     assert (got.context_start, got.editable_start, got.editable_end, got.context_end) == (
-        REGION[0], REGION[0], REGION[1], len(EXCERPT)
+        REGION[0],
+        REGION[0],
+        REGION[1],
+        len(EXCERPT),
     )
     # V0327 shows the whole excerpt as context, whatever the stored ranges say (§12.1).
     whole = teacher_ranges(make_input(excerpt_ranges=ranges(REGION, REGION)), ZetaFormat.V0327SingleFile)
@@ -171,7 +185,10 @@ def test_both_templates_keep_their_placeholders_in_the_tail_only() -> None:
     assert head(TEACHER_TEMPLATE).count("{{") == 0 and head(TEACHER_JUMPS_TEMPLATE).count("{{") == 0
     jumps_tail = TEACHER_JUMPS_TEMPLATE[len(head(TEACHER_JUMPS_TEMPLATE)) :]
     assert jumps_tail == tail(
-        "{{edit_history}}", "{{context}}", "{{cursor_excerpt}}", "",
+        "{{edit_history}}",
+        "{{context}}",
+        "{{cursor_excerpt}}",
+        "",
         "Based on the edit history and context above, predict the user's next edits as a sequence of "
         "marker-bounded spans.\n",
     )
@@ -193,8 +210,12 @@ def test_parse_a_rewritten_region_with_its_cursor() -> None:
     prompt, zeta_input = prompt_and_input()
     edit = parse_teacher_output(zeta_input, prompt, answer("def area(width, h):\n    return width * h<|user_cursor|>"))
     assert edit == TextEdit(
-        "src/calc.py", REGION[0], EXCERPT[REGION[0] : REGION[1]], "def area(width, h):\n    return width * h",
-        cursor=len("def area(width, h):\n    return width * h"), start_row=2,
+        "src/calc.py",
+        REGION[0],
+        EXCERPT[REGION[0] : REGION[1]],
+        "def area(width, h):\n    return width * h",
+        cursor=len("def area(width, h):\n    return width * h"),
+        start_row=2,
     )
     new_excerpt, cursor = edit.apply(EXCERPT)
     assert new_excerpt == "import os\n\ndef area(width, h):\n    return width * h\n\nprint(area(2, 3))"
@@ -203,7 +224,9 @@ def test_parse_a_rewritten_region_with_its_cursor() -> None:
 
 def test_parse_removes_every_cursor_and_keeps_the_first() -> None:
     prompt, zeta_input = prompt_and_input()
-    edit = parse_teacher_output(zeta_input, prompt, answer("def <|user_cursor|>area(w, h):\n    return<|user_cursor|> w"))
+    edit = parse_teacher_output(
+        zeta_input, prompt, answer("def <|user_cursor|>area(w, h):\n    return<|user_cursor|> w")
+    )
     assert edit is not None and edit.new_text == "def area(w, h):\n    return w" and edit.cursor == 4
 
 
@@ -264,7 +287,13 @@ def test_region_not_found_and_missing_inputs() -> None:
 def test_the_occurrence_nearest_the_cursor_is_edited() -> None:
     excerpt = "x = 1\ny = 2\nx = 1\ny = 2\nx = 1"
     for cursor, expected in ((1, 0), (14, 12), (26, 24)):
-        zeta_input = ZetaInput("a.py", excerpt, cursor, 0, excerpt_ranges=ranges((cursor - cursor % 12, cursor - cursor % 12 + 5), (0, len(excerpt))))
+        zeta_input = ZetaInput(
+            "a.py",
+            excerpt,
+            cursor,
+            0,
+            excerpt_ranges=ranges((cursor - cursor % 12, cursor - cursor % 12 + 5), (0, len(excerpt))),
+        )
         edit = parse_teacher_output(zeta_input, format_teacher_prompt(zeta_input), answer("x = 9"))
         assert edit is not None and edit.start == expected and edit.start_row == expected // 6
 
@@ -344,7 +373,9 @@ def test_is_no_edits_variants() -> None:
 
 JUMPS_LAST = "Based on the edit history and context above, predict the user's next edits as a sequence of marker-bounded spans.\n"
 SMALL = "def area(w, h):\n    return w * h"
-OTHER = RelatedFile("src/util.py", 20, (RelatedExcerpt(3, 5, "def helper():\n    pass\n"), RelatedExcerpt(8, 9, "X = 1")))
+OTHER = RelatedFile(
+    "src/util.py", 20, (RelatedExcerpt(3, 5, "def helper():\n    pass\n"), RelatedExcerpt(8, 9, "X = 1"))
+)
 
 
 def jumps_input(**changes: object) -> ZetaInput:
@@ -371,9 +402,7 @@ def test_teacher_jumps_prompt_bytes() -> None:
     # The cursor file is synthesized first (§7.3), so util.py is file 1.
     (c0, c1), (u0, u1), (x0, x1) = tags[0, 0], tags[1, 0], tags[1, 1]
     history = "\n--- a/src/calc.py\n+++ b/src/calc.py\n@@ -11,1 +11,1 @@\n-def area(x, h):\n+def area(w, h):\n"
-    context = (
-        f"`````src/util.py\n{u0}\ndef helper():\n    pass\n{u1}\n...\n{x0}\nX = 1\n{x1}\n...\n`````\n\n"
-    )
+    context = f"`````src/util.py\n{u0}\ndef helper():\n    pass\n{u1}\n...\n{x0}\nX = 1\n{x1}\n...\n`````\n\n"
     current = f"`````src/calc.py\n{c0}\ndef area(w, h):\n    return <|user_cursor|>w * h\n{c1}\n`````"
     prompt = format_teacher_jumps_prompt(zeta_input)
     assert prompt == head(TEACHER_JUMPS_TEMPLATE) + tail(history, context, current, "", JUMPS_LAST)
@@ -389,7 +418,9 @@ def test_teacher_jumps_prompt_without_history_or_other_files() -> None:
 def test_teacher_jumps_uses_a_covering_current_file_excerpt_as_is() -> None:
     # Rows 9..12 of the cursor file already cover the cursor (row 11): no synthesis,
     # and a gap to max_row is shown as '...'.
-    covering = RelatedFile("src/calc.py", 40, (RelatedExcerpt(9, 12, "# area\n" + SMALL + "\n", context_source="current_file"),))
+    covering = RelatedFile(
+        "src/calc.py", 40, (RelatedExcerpt(9, 12, "# area\n" + SMALL + "\n", context_source="current_file"),)
+    )
     zeta_input = jumps_input(related_files=(covering,), events=())
     (c0, *rest) = tags_of(zeta_input)[0, 0]
     prompt = format_teacher_jumps_prompt(zeta_input)
@@ -412,10 +443,18 @@ def test_teacher_jumps_parse_edits_and_cursor() -> None:
     (c0, c1), (u0, u1) = tags[0, 0], tags[1, 0]
     edits = parse_teacher_jumps_output(
         zeta_input,
-        jumps_answer(f"{c0}\ndef area(width, h):\n    return width * h<|user_cursor|>\n{c1}", f"{u0}\ndef helper():\n    return 1\n{u1}"),
+        jumps_answer(
+            f"{c0}\ndef area(width, h):\n    return width * h<|user_cursor|>\n{c1}",
+            f"{u0}\ndef helper():\n    return 1\n{u1}",
+        ),
     )
     assert [(e.path, e.start_row, e.new_text, e.cursor) for e in edits] == [
-        ("src/calc.py", 10, "def area(width, h):\n    return width * h", len("def area(width, h):\n    return width * h")),
+        (
+            "src/calc.py",
+            10,
+            "def area(width, h):\n    return width * h",
+            len("def area(width, h):\n    return width * h"),
+        ),
         ("src/util.py", 3, "def helper():\n    return 1\n", None),
     ]
     file = "\n" * 10 + SMALL + "\n\nrest\n"

@@ -68,22 +68,17 @@ COMMITTER = ("Fixture Builder", "builder@editpred-fixtures.invalid")
 # repo -> [(snapshot directory under src/<repo>/, commit message, date)]
 REPOS: dict[str, list[tuple[str, str, str]]] = {
     "pyshapes": [
-        ("1", "Initial shapes library: points, shapes, transforms, SVG and JSON",
-         "2024-03-04T09:15:00+01:00"),
-        ("2", "Add polygons and an SVG style object",
-         "2024-03-11T16:40:00+01:00"),
+        ("1", "Initial shapes library: points, shapes, transforms, SVG and JSON", "2024-03-04T09:15:00+01:00"),
+        ("2", "Add polygons and an SVG style object", "2024-03-11T16:40:00+01:00"),
     ],
     "rustkv": [
-        ("1", "rustkv: in-memory store with a line protocol and snapshots",
-         "2024-04-02T11:00:00+02:00"),
+        ("1", "rustkv: in-memory store with a line protocol and snapshots", "2024-04-02T11:00:00+02:00"),
     ],
     "tsinventory": [
-        ("1", "Inventory model, catalogue client, reports and event log",
-         "2024-05-21T14:05:00-04:00"),
+        ("1", "Inventory model, catalogue client, reports and event log", "2024-05-21T14:05:00-04:00"),
     ],
     "taskd": [
-        ("1", "taskd: task board HTTP API with an in-memory store",
-         "2024-06-10T08:30:00+00:00"),
+        ("1", "taskd: task board HTTP API with an in-memory store", "2024-06-10T08:30:00+00:00"),
     ],
 }
 
@@ -197,9 +192,7 @@ def _shown(path: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("repos", nargs="*", help="repositories to build (default: all)")
-    parser.add_argument(
-        "--out", type=Path, default=HERE, help="directory for the bundles (default: here)"
-    )
+    parser.add_argument("--out", type=Path, default=HERE, help="directory for the bundles (default: here)")
     args = parser.parse_args(argv)
     repos = args.repos or list(REPOS)
     unknown = [r for r in repos if r not in REPOS]
@@ -219,8 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {directory}: {commit}  {message}{note}")
     if moved:
         print(
-            "\nSome commit ids differ from COMMITS in build.py: update COMMITS and the "
-            "examples' revisions.",
+            "\nSome commit ids differ from COMMITS in build.py: update COMMITS and the examples' revisions.",
             file=sys.stderr,
         )
         return 1

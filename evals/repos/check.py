@@ -75,9 +75,7 @@ class Failure(Exception):
 
 
 def git(args: list[str], cwd: Path, stdin: str | None = None) -> str:
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, input=stdin, capture_output=True, text=True
-    )
+    result = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, text=True)
     if result.returncode != 0:
         raise Failure(f"git {' '.join(args)}: {result.stderr.strip()}")
     return result.stdout
@@ -205,10 +203,7 @@ def check(example: Example, file: Path, repos: Repos, verbose: bool) -> list[str
         raise Failure(f"revision {example.revision!r} is not a full commit id")
     work = repos.worktree(example.repository_url, example.revision)
     prefix = example.repo_name + "/"
-    if any(
-        line.startswith((f"--- a/{prefix}", f"+++ b/{prefix}"))
-        for line in example.uncommitted_diff.split("\n")
-    ):
+    if any(line.startswith((f"--- a/{prefix}", f"+++ b/{prefix}")) for line in example.uncommitted_diff.split("\n")):
         raise Failure(
             f"the uncommitted diff touches a path under '{prefix}': Zed strips that "
             "prefix (old examples wrote repo-prefixed paths) and git apply then fails"
@@ -232,15 +227,11 @@ def check(example: Example, file: Path, repos: Repos, verbose: bool) -> list[str
         return None if opened is None else opened[1]
 
     buffers: dict[str, str] = {}
-    sections = list(
-        apply_sections(example.edit_history, buffers, open_file, marker=ACCEPTED_PREDICTION_MARKER)
-    )
+    sections = list(apply_sections(example.edit_history, buffers, open_file, marker=ACCEPTED_PREDICTION_MARKER))
     for section in sections:
         if section.before == section.after:
             raise Failure(f"edit-history section at line {section.line} changes nothing")
-    if ACCEPTED_PREDICTION_MARKER in example.edit_history and not any(
-        s.predicted for s in sections
-    ):
+    if ACCEPTED_PREDICTION_MARKER in example.edit_history and not any(s.predicted for s in sections):
         raise Failure("the accepted-prediction marker flags no section")
 
     if example.cursor_path not in buffers:
@@ -268,9 +259,7 @@ def check(example: Example, file: Path, repos: Repos, verbose: bool) -> list[str
                 raise Failure(f"expected patch {index} has a cursor line that places nothing")
             path, at = patched.cursor
             if verbose:
-                out.append(
-                    f"    expect {index:<2} " + cursor_view(patched.buffers[path], at, path)
-                )
+                out.append(f"    expect {index:<2} " + cursor_view(patched.buffers[path], at, path))
         elif verbose:
             out.append(f"    expect {index:<2} (no cursor) changes {', '.join(patched.changed)}")
     for a in range(len(results)):
@@ -293,9 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("-q", "--quiet", action="store_true", help="no cursor views")
     args = parser.parse_args(argv)
-    files = args.files or sorted(
-        p for p in EVALS.iterdir() if p.suffix in (".md", ".jsonl", ".json")
-    )
+    files = args.files or sorted(p for p in EVALS.iterdir() if p.suffix in (".md", ".jsonl", ".json"))
     passed = failed = 0
     coverage: Counter[str] = Counter()
     with tempfile.TemporaryDirectory(prefix="editpred-check-") as tmp:

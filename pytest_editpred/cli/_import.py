@@ -33,14 +33,29 @@ def register(subparsers: Any) -> None:
         "(octocat/hello-world, shipped with pytest-editpred, so they run offline). "
         "Run them with: pytest DIR --editpred-provider=...",
     )
-    parser.add_argument("format", metavar="FORMAT", choices=_FORMATS,
-                        help="the source's format: copilot-nes (a fixture directory with recording.w.json, "
-                        "or a directory of them), nep or crosscodeeval (a .jsonl file)")
+    parser.add_argument(
+        "format",
+        metavar="FORMAT",
+        choices=_FORMATS,
+        help="the source's format: copilot-nes (a fixture directory with recording.w.json, "
+        "or a directory of them), nep or crosscodeeval (a .jsonl file)",
+    )
     parser.add_argument("source", metavar="SOURCE", type=Path, help="the fixture directory or .jsonl file to import")
-    parser.add_argument("-o", "--output", metavar="DIR", type=Path, required=True,
-                        help="the directory the examples are written to (created if missing)")
-    parser.add_argument("--format", dest="output_format", choices=("markdown", "jsonl"), default="markdown",
-                        help="one .md file per example (default), or one examples.jsonl in ep's JSON fields")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        type=Path,
+        required=True,
+        help="the directory the examples are written to (created if missing)",
+    )
+    parser.add_argument(
+        "--format",
+        dest="output_format",
+        choices=("markdown", "jsonl"),
+        default="markdown",
+        help="one .md file per example (default), or one examples.jsonl in ep's JSON fields",
+    )
     parser.add_argument("--force", action="store_true", help="overwrite examples that exist already")
     parser.set_defaults(run=run)
 
@@ -68,22 +83,30 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 written += 1
             else:
                 where = f"{item.where}:{item.line}" if item.line is not None else item.where
-                console.problem(str(writer.exists[-1]), f"not written: an example of this name exists (from {where})",
-                                "Use --force to overwrite it, or another -o directory.")
+                console.problem(
+                    str(writer.exists[-1]),
+                    f"not written: an example of this name exists (from {where})",
+                    "Use --force to overwrite it, or another -o directory.",
+                )
                 skipped += 1
         writer.close()
     except ImportSourceError as error:
         console.problem(str(args.source), error.message, error.fix)
         return 2
     except OSError as error:
-        console.problem(str(output), f"cannot write the examples: {error.strerror or error}",
-                        "Give -o a writable directory with free space.")
+        console.problem(
+            str(output),
+            f"cannot write the examples: {error.strerror or error}",
+            "Give -o a writable directory with free space.",
+        )
         return 2
     if args.output_format == "jsonl" and writer.exists and written:
         console.problem(str(writer.exists[-1]), "not written: the file exists", "Use --force to overwrite it.")
         skipped += written
         written = 0
     noun = "example" if written == 1 else "examples"
-    console.summary(f"editpred import: {written} {noun} written to {output}, {skipped} skipped, "
-                    f"{dropped} dropped (scored edits or retrieved context an example has no place for)")
+    console.summary(
+        f"editpred import: {written} {noun} written to {output}, {skipped} skipped, "
+        f"{dropped} dropped (scored edits or retrieved context an example has no place for)"
+    )
     return 1 if skipped else 0

@@ -31,19 +31,30 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "paths", metavar="PATH", nargs="+", type=Path,
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        type=Path,
         help="an example file (.md, .json, .jsonl) or a folder, walked for example files",
     )
     parser.add_argument(
-        "--editpred-repo", metavar="URL=PATH", action="append", default=[], dest="editpred_repo",
+        "--editpred-repo",
+        metavar="URL=PATH",
+        action="append",
+        default=[],
+        dest="editpred_repo",
         help="map a repository URL to a local repository or bundle (repeatable; adds to ini editpred_repos)",
     )
     parser.add_argument(
-        "--editpred-offline", action="store_true", dest="editpred_offline",
+        "--editpred-offline",
+        action="store_true",
+        dest="editpred_offline",
         help="never touch the network; a revision not in the cache is a finding",
     )
     parser.add_argument(
-        "--editpred-cache-dir", metavar="DIR", dest="editpred_cache_dir",
+        "--editpred-cache-dir",
+        metavar="DIR",
+        dest="editpred_cache_dir",
         help="where repository mirrors are kept (default: ini editpred_cache_dir, $EDITPRED_CACHE_DIR, "
         "or the user cache directory)",
     )

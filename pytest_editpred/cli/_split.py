@@ -39,18 +39,24 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
-        "args", metavar="[IN] OUT=SIZE", nargs="+",
+        "args",
+        metavar="[IN] OUT=SIZE",
+        nargs="+",
         help="IN: a folder of .md examples or a .jsonl file (none or '-': JSONL on standard input); "
         "OUT=SIZE: an output (.jsonl: a file, else a folder of .md copies) and its size: P%% (0-100), "
         "a fraction such as 0.2, a count such as 500, or rest (at most one output)",
     )
     parser.add_argument(
-        "--stratify", choices=("cursor-path", "project", "repo", "none"), default="cursor-path",
+        "--stratify",
+        choices=("cursor-path", "project", "repo", "none"),
+        default="cursor-path",
         help="what stays together: the cursor's file (default), its first path component, the repository "
         "URL, or nothing",
     )
     parser.add_argument(
-        "--seed", type=_seed, metavar="N",
+        "--seed",
+        type=_seed,
+        metavar="N",
         help="seed of the shuffle, 0 to 2**64-1 (default: a random one, printed so the split can be made again)",
     )
     parser.add_argument("--force", action="store_true", help="write over outputs that exist")

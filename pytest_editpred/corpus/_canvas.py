@@ -66,14 +66,45 @@ CURSOR_CONTEXT = 3
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _LANGUAGES = {
-    ".py": "python", ".pyi": "python", ".java": "java", ".go": "go", ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".rs": "rust", ".rb": "ruby", ".cs": "csharp", ".kt": "kotlin", ".swift": "swift",
-    ".php": "php", ".scala": "scala", ".sh": "shell", ".lua": "lua", ".md": "markdown",
-    ".json": "json", ".yaml": "yaml", ".yml": "yaml", ".toml": "toml", ".css": "css",
-    ".html": "html", ".ipynb": "jupyter", ".sql": "sql", ".r": "r",
+    ".py": "python",
+    ".pyi": "python",
+    ".java": "java",
+    ".go": "go",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".rs": "rust",
+    ".rb": "ruby",
+    ".cs": "csharp",
+    ".kt": "kotlin",
+    ".swift": "swift",
+    ".php": "php",
+    ".scala": "scala",
+    ".sh": "shell",
+    ".lua": "lua",
+    ".md": "markdown",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".toml": "toml",
+    ".css": "css",
+    ".html": "html",
+    ".ipynb": "jupyter",
+    ".sql": "sql",
+    ".r": "r",
 }
 _HASH_COMMENTS = frozenset({"python", "ruby", "shell", "yaml", "toml", "r"})
 
@@ -144,24 +175,32 @@ def json_rows(source: Path) -> Iterator[tuple[int, object | ItemError]]:
             if len(raw) > MAX_ITEM_BYTES and not raw.endswith(b"\n"):
                 while (rest := handle.readline(1 << 20)) and not rest.endswith(b"\n"):
                     pass
-                yield number, ItemError(f"the line is longer than {MAX_ITEM_BYTES} bytes",
-                                        fix="Split the row or drop it from the file.")
+                yield (
+                    number,
+                    ItemError(
+                        f"the line is longer than {MAX_ITEM_BYTES} bytes", fix="Split the row or drop it from the file."
+                    ),
+                )
                 continue
             if not raw.strip():
                 continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                yield number, ItemError(f"the line is not UTF-8 (byte {error.start + 1})",
-                                        fix="Save the file as UTF-8.")
+                yield (
+                    number,
+                    ItemError(f"the line is not UTF-8 (byte {error.start + 1})", fix="Save the file as UTF-8."),
+                )
                 continue
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]
             try:
                 yield number, loads_bounded(text)
             except ValueError as error:  # JSONDecodeError and JSONDepthError
-                yield number, ItemError(f"the line is not JSON: {_json_reason(error)}",
-                                        fix="Each line must be one JSON object.")
+                yield (
+                    number,
+                    ItemError(f"the line is not JSON: {_json_reason(error)}", fix="Each line must be one JSON object."),
+                )
 
 
 def read_json_file(path: Path) -> object:
@@ -170,8 +209,7 @@ def read_json_file(path: Path) -> object:
     try:
         size = path.stat().st_size
         if size > MAX_ITEM_BYTES:
-            raise ItemError(f"the file is {size} bytes, more than {MAX_ITEM_BYTES}",
-                            fix="Import a smaller recording.")
+            raise ItemError(f"the file is {size} bytes, more than {MAX_ITEM_BYTES}", fix="Import a smaller recording.")
         data = path.read_bytes()
     except OSError as error:
         raise ItemError(f"cannot be read: {error.strerror or error}") from None
@@ -183,8 +221,7 @@ def read_json_file(path: Path) -> object:
         return loads_bounded(text)
     except ValueError as error:
         line = getattr(error, "lineno", None)
-        raise ItemError(f"not JSON: {_json_reason(error)}", fix="Repair or re-export the file.",
-                        line=line) from None
+        raise ItemError(f"not JSON: {_json_reason(error)}", fix="Repair or re-export the file.", line=line) from None
 
 
 def _json_reason(error: ValueError) -> str:
@@ -201,8 +238,10 @@ def field(row: dict[str, object], key: str, kind: type, where: str = "") -> obje
         raise ItemError(f"missing field '{name}'", fix=f"Every row needs '{name}'.")
     value = row[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ItemError(f"field '{name}' must be {_KIND_NAMES.get(kind, kind.__name__)}, not {json_type(value)}",
-                        fix=f"Correct '{name}'.")
+        raise ItemError(
+            f"field '{name}' must be {_KIND_NAMES.get(kind, kind.__name__)}, not {json_type(value)}",
+            fix=f"Correct '{name}'.",
+        )
     return value
 
 
@@ -238,8 +277,9 @@ def check_path(path: str, what: str = "path") -> str:
         raise ItemError(f"{what}: {error.reason}", fix="Only paths inside the repository can be imported.") from None
     normal = "/".join(parts)
     if normal in CANVAS_FILES:
-        raise ItemError(f"{what} {normal!r} is a file of the canvas repository already",
-                        fix="Rename the file in the source.")
+        raise ItemError(
+            f"{what} {normal!r} is a file of the canvas repository already", fix="Rename the file in the source."
+        )
     return normal
 
 
@@ -251,8 +291,10 @@ def language(path: str) -> str | None:
 def creation_diff(path: str, text: str) -> str:
     """The Uncommitted Diff section creating ``path`` with ``text``, byte for byte."""
     if not text:
-        raise ItemError(f"{path} is empty, and an empty file cannot be created by a diff",
-                        fix="Drop the item or give the file some text.")
+        raise ItemError(
+            f"{path} is empty, and an empty file cannot be created by a diff",
+            fix="Drop the item or give the file some text.",
+        )
     # Every line added: written directly, as difflib would (a third of the import's time
     # went to aligning nothing against the text).
     lines = text.split("\n")
@@ -299,7 +341,7 @@ def cursor_block(path: str, text: str, offset: int) -> str:
     # reader keeps; between '\r' and '\n' none that survives markdown's CRLF
     # normalisation: the cursor goes to the end of its line's text there.
     at = min(offset - start, len(seen))
-    if at and seen[at - 1] == "\r" and seen[at:at + 1] in ("", "\n"):
+    if at and seen[at - 1] == "\r" and seen[at : at + 1] in ("", "\n"):
         at -= 1
     prefix = "#" if language(path) in _HASH_COMMENTS else "//"
     return format_cursor_excerpt(excerpt, at, prefix)
@@ -341,6 +383,7 @@ def canvas_example(
     )
     for value in (example.uncommitted_diff, example.edit_history, example.cursor_position, *expected):
         if _LONE_SURROGATE.search(value):
-            raise ItemError("the text holds a lone UTF-16 surrogate, which is no character",
-                            fix="Repair the text in the source.")
+            raise ItemError(
+                "the text holds a lone UTF-16 surrogate, which is no character", fix="Repair the text in the source."
+            )
     return example

@@ -50,8 +50,9 @@ def import_copilot(source: Path) -> Iterator[Item]:
     """A fixture directory, or a directory of them (its subdirectories holding a
     ``recording.w.json``, by name), each an example named after its directory."""
     if not source.is_dir():
-        raise ImportSourceError(f"{source} is not a directory",
-                                fix=f"Give a fixture directory (with {RECORDING}) or a directory of them.")
+        raise ImportSourceError(
+            f"{source} is not a directory", fix=f"Give a fixture directory (with {RECORDING}) or a directory of them."
+        )
     if (source / RECORDING).is_file():
         fixtures = [source]
     else:
@@ -60,8 +61,10 @@ def import_copilot(source: Path) -> Iterator[Item]:
         except OSError as error:
             raise ImportSourceError(f"{source} cannot be read: {error.strerror or error}") from None
         if not fixtures:
-            raise ImportSourceError(f"{source} holds no fixture: no {RECORDING} in it or its subdirectories",
-                                    fix="Give a fixture directory or the directory of fixtures.")
+            raise ImportSourceError(
+                f"{source} holds no fixture: no {RECORDING} in it or its subdirectories",
+                fix="Give a fixture directory or the directory of fixtures.",
+            )
     return _fixtures(fixtures)
 
 
@@ -101,9 +104,9 @@ def utf16_to_char(text: str, offset: object, what: str = "offset") -> int:
     data = text.encode("utf-16-le", "surrogatepass")
     if not 0 <= offset * 2 <= len(data):
         raise ItemError(f"{what} {offset} is outside the document ({len(data) // 2} UTF-16 units)")
-    if offset * 2 < len(data) and 0xDC00 <= int.from_bytes(data[offset * 2:offset * 2 + 2], "little") <= 0xDFFF:
+    if offset * 2 < len(data) and 0xDC00 <= int.from_bytes(data[offset * 2 : offset * 2 + 2], "little") <= 0xDFFF:
         raise ItemError(f"{what} {offset} falls inside a character outside the BMP (between its two UTF-16 units)")
-    return len(data[:offset * 2].decode("utf-16-le", "surrogatepass"))
+    return len(data[: offset * 2].decode("utf-16-le", "surrogatepass"))
 
 
 def _replacements(text: str, edit: object, what: str) -> list[tuple[int, int, str]]:
@@ -176,8 +179,10 @@ def _replay(log: object) -> _Replay:
         try:
             _step(state, entry)
         except ItemError as error:
-            raise ItemError(f"log entry {index} ({entry.get('kind')!s:.40}): {error.message}",
-                            fix=error.fix or "Repair or drop the fixture.") from None
+            raise ItemError(
+                f"log entry {index} ({entry.get('kind')!s:.40}): {error.message}",
+                fix=error.fix or "Repair or drop the fixture.",
+            ) from None
     return state
 
 
@@ -258,8 +263,10 @@ def _document_for(documents: list[_Document], raw: str) -> _Document:
     named = [d for d in documents if posixpath.basename(d.path) == base]
     if len(named) == 1:
         return named[0]
-    raise ItemError(f"no encountered document matches {raw!r}" + (" (several share its name)" if named else ""),
-                    fix="The next edit must be in a document the log encountered.")
+    raise ItemError(
+        f"no encountered document matches {raw!r}" + (" (several share its name)" if named else ""),
+        fix="The next edit must be in a document the log encountered.",
+    )
 
 
 def _document_for_uri(documents: list[_Document], uri: str) -> _Document | None:
@@ -269,8 +276,9 @@ def _document_for_uri(documents: list[_Document], uri: str) -> _Document | None:
     return max(found, key=lambda d: len(d.path)) if found else None
 
 
-def copilot_example(name: str, recording: object, scored: object = None, *,
-                    where_scored: str = SCORED) -> tuple[Example, int]:
+def copilot_example(
+    name: str, recording: object, scored: object = None, *, where_scored: str = SCORED
+) -> tuple[Example, int]:
     """The example of one fixture, and the number of scored edits dropped.
 
     :class:`ItemError` when the fixture cannot be an example: no next user edit
@@ -284,15 +292,19 @@ def copilot_example(name: str, recording: object, scored: object = None, *,
     documents = sorted((d for d in state.documents.values() if d.initial is not None), key=lambda d: d.order)
     next_edit = recording.get("nextUserEdit")
     if next_edit is None:
-        raise ItemError("the recording has no nextUserEdit: there is no next edit to predict",
-                        fix="Only fixtures with a next user edit can be examples.")
+        raise ItemError(
+            "the recording has no nextUserEdit: there is no next edit to predict",
+            fix="Only fixtures with a next user edit can be examples.",
+        )
     if not isinstance(next_edit, dict) or not isinstance(next_edit.get("relativePath"), str):
         raise ItemError("'nextUserEdit' must be {relativePath: string, edit: [...]}")
     target = _document_for(documents, next_edit["relativePath"])
     answer, _ = _apply(target.text, _replacements(target.text, next_edit.get("edit"), "'nextUserEdit.edit'"))
     if answer == target.text:
-        raise ItemError("the nextUserEdit changes nothing: there is no next edit to predict",
-                        fix="Only fixtures with a next user edit can be examples.")
+        raise ItemError(
+            "the nextUserEdit changes nothing: there is no next edit to predict",
+            fix="Only fixtures with a next user edit can be examples.",
+        )
 
     seen: list[tuple[str, str]] = [(target.path, answer)]
     expected = [edit_diff(target.path, target.text, answer)]
@@ -304,8 +316,7 @@ def copilot_example(name: str, recording: object, scored: object = None, *,
             expected.append(edit_diff(document.path, document.text, result))
         elif category == "nextEdit" and result != document.text:
             continue  # the same resulting text again: already expected, nothing lost
-        elif category == "bad" and rejected is None and result != document.text \
-                and (document.path, result) not in seen:
+        elif category == "bad" and rejected is None and result != document.text and (document.path, result) not in seen:
             rejected = edit_diff(document.path, document.text, result)
         else:
             dropped += 1
@@ -332,8 +343,7 @@ def copilot_example(name: str, recording: object, scored: object = None, *,
     ), dropped
 
 
-def _scored_edits(documents: list[_Document], scored: object,
-                  where: str) -> Iterator[tuple[_Document, str, str]]:
+def _scored_edits(documents: list[_Document], scored: object, where: str) -> Iterator[tuple[_Document, str, str]]:
     """``(document, resulting text, category)`` of each scored edit with an edit;
     a null edit is yielded with the document's own text (and so dropped)."""
     if scored is None:
@@ -342,14 +352,21 @@ def _scored_edits(documents: list[_Document], scored: object,
         raise _ScoredError("the scored edits must be an object with a list 'edits'")
     for index, item in enumerate(scored["edits"]):
         what = f"edits[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("documentUri"), str) \
-                or not isinstance(item.get("scoreCategory"), str):
-            raise _ScoredError(f"{what} must be {{documentUri: string, edit, scoreCategory: string}}",
-                               fix="Repair or drop the scored edit.")
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("documentUri"), str)
+            or not isinstance(item.get("scoreCategory"), str)
+        ):
+            raise _ScoredError(
+                f"{what} must be {{documentUri: string, edit, scoreCategory: string}}",
+                fix="Repair or drop the scored edit.",
+            )
         document = _document_for_uri(documents, item["documentUri"])
         if document is None:
-            raise _ScoredError(f"{what}: no encountered document matches {item['documentUri']!r}",
-                               fix="A scored edit must be in a document the recording encountered.")
+            raise _ScoredError(
+                f"{what}: no encountered document matches {item['documentUri']!r}",
+                fix="A scored edit must be in a document the recording encountered.",
+            )
         if item.get("edit") is None:
             yield document, document.text, item["scoreCategory"]
             continue

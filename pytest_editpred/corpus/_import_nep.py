@@ -59,11 +59,14 @@ def nep_example(row: object, number: int) -> Example:
     current = str(field(row, "current_contents", str))
     new = str(field(row, "new_contents", str))
     if old == current:
-        raise ItemError("no edit history: current_contents equals old_contents",
-                        fix="A NEP row needs the user's edit; drop the row.")
+        raise ItemError(
+            "no edit history: current_contents equals old_contents",
+            fix="A NEP row needs the user's edit; drop the row.",
+        )
     if current == new:
-        raise ItemError("no next edit: new_contents equals current_contents",
-                        fix="A NEP row needs the next edit; drop the row.")
+        raise ItemError(
+            "no next edit: new_contents equals current_contents", fix="A NEP row needs the next edit; drop the row."
+        )
     lang = language(path)
     return canvas_example(
         name=f"nep-{number:03d}",

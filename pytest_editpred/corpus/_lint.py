@@ -475,7 +475,10 @@ class _Linter:
             line = patch_line(index)
             try:
                 [candidate] = expected_candidates(
-                    scene.buffers, [patch], scene.open_file, scene.cursor.path,
+                    scene.buffers,
+                    [patch],
+                    scene.open_file,
+                    scene.cursor.path,
                     where=(example.source.path, (line or example.source.line,)),
                 )
             except ExampleError as error:
@@ -631,8 +634,12 @@ def _guarded(linter: _Linter, example: Any) -> Iterator[Finding]:
     try:
         yield from linter.check(example)
     except EditPredError as error:
-        yield Finding(error.path or example.source.path or example.name, error.line or example.source.line,
-                      error.reason, error.fix or None)
+        yield Finding(
+            error.path or example.source.path or example.name,
+            error.line or example.source.line,
+            error.reason,
+            error.fix or None,
+        )
     except RecursionError:
         yield Finding(example.source.path or example.name, example.source.line, "the example is too deeply nested")
     except Exception as error:  # noqa: BLE001 - a finding, never a traceback

@@ -369,13 +369,21 @@ def _normalize(h: Hunk, context: int = 3) -> Hunk | None:
     skipped = sum(1 for line in dropped_lead if line.kind == " ")
     lines = (
         [line for line in dropped_lead if line.kind == "?"]
-        + keep_lead + body + keep_trail
+        + keep_lead
+        + body
+        + keep_trail
         + [line for line in dropped_trail if line.kind == "?"]
     )
     old_count = sum(1 for line in lines if line.kind in " -")
     new_count = sum(1 for line in lines if line.kind in " +")
-    return replace(h, old_start=h.old_start + skipped, new_start=h.new_start + skipped,
-                   old_count=old_count, new_count=new_count, lines=lines)
+    return replace(
+        h,
+        old_start=h.old_start + skipped,
+        new_start=h.new_start + skipped,
+        old_count=old_count,
+        new_count=new_count,
+        lines=lines,
+    )
 
 
 def _normalized(hunks: list[Hunk]) -> list[Hunk]:
@@ -678,8 +686,12 @@ def imitate_human_edits(source: str, target: str, seed: int) -> tuple[str, str, 
         return source, target, None
     first = targets[0]
     last = sources[-1] if sources else None
-    replacement = (last is not None and last.kind == "-" and last.filename == first.filename
-                   and last.target_line == first.target_line)
+    replacement = (
+        last is not None
+        and last.kind == "-"
+        and last.filename == first.filename
+        and last.target_line == first.target_line
+    )
     if replacement:
         assert last is not None
         old = last.text
@@ -696,8 +708,12 @@ def imitate_human_edits(source: str, target: str, seed: int) -> tuple[str, str, 
     if not partial.strip() or partial == old:
         return source, target, None
     src, tgt = src.copy(), tgt.copy()
-    if replacement or (last is not None and last.kind == "+" and last.filename == first.filename
-                       and last.target_line + 1 == first.target_line):
+    if replacement or (
+        last is not None
+        and last.kind == "+"
+        and last.filename == first.filename
+        and last.target_line + 1 == first.target_line
+    ):
         assert last is not None
         h = src.hunks[last.hunk_index]
         h.lines.insert(last.line_index + 1, Line("+", partial))
@@ -836,11 +852,27 @@ def classify(target: str, cursor: Cursor, from_imitation: bool) -> str | None:
     return "same-file-far"
 
 
-_SERVICE_NAMES = frozenset({
-    "package.json", "package-lock.json", "pnpm-lock.yaml", "Cargo.lock", "yarn.lock", "bun.lock", "bun.lockb",
-    "go.sum", "composer.lock", "Gemfile.lock", "Pipfile.lock", "poetry.lock", "uv.lock", ".gitlab-ci.yml",
-    ".travis.yml", "azure-pipelines.yml", "Jenkinsfile",
-})
+_SERVICE_NAMES = frozenset(
+    {
+        "package.json",
+        "package-lock.json",
+        "pnpm-lock.yaml",
+        "Cargo.lock",
+        "yarn.lock",
+        "bun.lock",
+        "bun.lockb",
+        "go.sum",
+        "composer.lock",
+        "Gemfile.lock",
+        "Pipfile.lock",
+        "poetry.lock",
+        "uv.lock",
+        ".gitlab-ci.yml",
+        ".travis.yml",
+        "azure-pipelines.yml",
+        "Jenkinsfile",
+    }
+)
 _SERVICE_DIRS = frozenset({"dist", "build", "coverage", "node_modules", "vendor"})
 
 
@@ -945,7 +977,8 @@ def generate(
         if generated.kind != point.kind:
             raise SplitFailure(
                 f"split point {split} classified as {generated.kind or 'empty-target'}, expected {point.kind}",
-                "other kind")
+                "other kind",
+            )
         return generated
     candidates = []
     for split in range(1, num_edits):
@@ -984,20 +1017,42 @@ def generate(
 _INHERITED = re.compile(
     r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|"
     r"NAMESPACE|PREFIX|SHALLOW_FILE|GRAFT_FILE|QUARANTINE_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|"
-    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+|CEILING_DIRECTORIES|CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_NOSYSTEM)")
-_CONFIG = [arg for setting in (
-    "protocol.ext.allow=never", "protocol.fd.allow=never", f"core.hooksPath={os.devnull}", "core.fsmonitor=false",
-    "gc.auto=0", "maintenance.auto=false", "core.quotePath=false", "core.autocrlf=false", "submodule.recurse=false",
-    "log.showSignature=false", "diff.noprefix=false", "diff.mnemonicPrefix=false", "color.ui=false",
-) for arg in ("-c", setting)]
+    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+|CEILING_DIRECTORIES|CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_NOSYSTEM)"
+)
+_CONFIG = [
+    arg
+    for setting in (
+        "protocol.ext.allow=never",
+        "protocol.fd.allow=never",
+        f"core.hooksPath={os.devnull}",
+        "core.fsmonitor=false",
+        "gc.auto=0",
+        "maintenance.auto=false",
+        "core.quotePath=false",
+        "core.autocrlf=false",
+        "submodule.recurse=false",
+        "log.showSignature=false",
+        "diff.noprefix=false",
+        "diff.mnemonicPrefix=false",
+        "color.ui=false",
+    )
+    for arg in ("-c", setting)
+]
 
 
 def _environment(**extra: str) -> dict[str, str]:
     """Ours, minus what a git hook exported, without the user's and system's git
     configuration (they would change the diff), never prompting."""
     variables = {k: v for k, v in os.environ.items() if not _INHERITED.fullmatch(k)}
-    variables.update(GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL="file", GIT_CONFIG_NOSYSTEM="1",
-                     GIT_CONFIG_GLOBAL=os.devnull, GCM_INTERACTIVE="never", LC_ALL="C", **extra)
+    variables.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ALLOW_PROTOCOL="file",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GCM_INTERACTIVE="never",
+        LC_ALL="C",
+        **extra,
+    )
     return variables
 
 
@@ -1016,11 +1071,18 @@ def _start(args: list[str], **options: object) -> subprocess.Popen[bytes]:
         raise GitError(f"git could not be started: {error}", fix="Install git and put it on PATH.") from None
 
 
-def _git(args: list[str], *, timeout: float = GIT_TIMEOUT, env: dict[str, str] | None = None,
-         cwd: Path | None = None) -> tuple[int, bytes, str]:
+def _git(
+    args: list[str], *, timeout: float = GIT_TIMEOUT, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[int, bytes, str]:
     """``(status, stdout, first line of stderr)`` of ``git *args``, killed at ``timeout``."""
-    proc = _start([*_CONFIG, *args], cwd=cwd, env=env or _environment(), stdin=subprocess.DEVNULL,
-                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = _start(
+        [*_CONFIG, *args],
+        cwd=cwd,
+        env=env or _environment(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -1051,9 +1113,13 @@ class Repository:
     def read_blob(self, spec: str) -> bytes | None:
         """The object ``spec`` (``<commit>:<path>``), or None when it is not a blob."""
         if self._catfile is None or self._catfile.poll() is not None:
-            self._catfile = _start([*_CONFIG, f"--git-dir={self.git_dir}", "cat-file", "--batch"],
-                                   env=_environment(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL)
+            self._catfile = _start(
+                [*_CONFIG, f"--git-dir={self.git_dir}", "cat-file", "--batch"],
+                env=_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         stdin, stdout = self._catfile.stdin, self._catfile.stdout
         assert stdin is not None and stdout is not None
         if "\n" in spec:
@@ -1097,8 +1163,9 @@ def open_repository(path: str) -> Repository:
         raise RepositoryError(f"{path}: no such file or directory", fix=fix)
     if where.is_file():
         temporary = Path(tempfile.mkdtemp(prefix="editpred-split-commit-"))
-        status, _, err = _git(["clone", "--bare", "--quiet", "--", str(where.resolve()), str(temporary / "repo.git")],
-                              timeout=LOG_TIMEOUT)
+        status, _, err = _git(
+            ["clone", "--bare", "--quiet", "--", str(where.resolve()), str(temporary / "repo.git")], timeout=LOG_TIMEOUT
+        )
         if status:
             shutil.rmtree(temporary, ignore_errors=True)
             raise RepositoryError(f"{path}: not a git bundle ({err or 'git clone failed'})", fix=fix)
@@ -1238,8 +1305,9 @@ def check_revisions(revisions: Sequence[str]) -> None:
     """Refuse a user's revision git would read as an option (``--output=...``)."""
     for revision in revisions:
         if revision.startswith("-") or not revision or "\n" in revision:
-            raise RepositoryError(f"bad revision '{revision}'",
-                                  fix="Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0.")
+            raise RepositoryError(
+                f"bad revision '{revision}'", fix="Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0."
+            )
 
 
 #: Without REVISIONS, the newest commits of HEAD: enough for a first corpus, quick to cut.
@@ -1253,11 +1321,14 @@ def _limit(max_count: int | None) -> list[str]:
 def count_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> int:
     """How many commits the range holds (at most ``max_count``); :class:`RepositoryError`
     for a bad range."""
-    status, out, err = _git([f"--git-dir={repo.git_dir}", "rev-list", "--count", *_limit(max_count),
-                             "--end-of-options", *revisions, "--"])
+    status, out, err = _git(
+        [f"--git-dir={repo.git_dir}", "rev-list", "--count", *_limit(max_count), "--end-of-options", *revisions, "--"]
+    )
     if status:
-        raise RepositoryError(f"{repo.path}: bad revision range {' '.join(revisions)} ({err})",
-                              fix="Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0.")
+        raise RepositoryError(
+            f"{repo.path}: bad revision range {' '.join(revisions)} ({err})",
+            fix="Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0.",
+        )
     return int(out.strip() or 0)
 
 
@@ -1265,11 +1336,35 @@ def read_commits(repo: Repository, revisions: Sequence[str], max_count: int | No
     """Every commit of the range (the newest ``max_count``) with its diff against its
     (first) parent, from one ``git log -p`` read as it streams; merges come with no diff."""
     with tempfile.TemporaryFile() as errors:
-        proc = _start([*_CONFIG, f"--git-dir={repo.git_dir}", "log", "--no-color", "--no-ext-diff", "--no-textconv",
-                       "-p", "-M", "--diff-algorithm=myers", "--indent-heuristic", "-U3", "--inter-hunk-context=0",
-                       "--src-prefix=a/", "--dst-prefix=b/", "--no-relative", "-O/dev/null", "--format=%x00%H %P",
-                       *_limit(max_count), "--end-of-options", *revisions, "--"],
-                      env=_environment(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors)
+        proc = _start(
+            [
+                *_CONFIG,
+                f"--git-dir={repo.git_dir}",
+                "log",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "-p",
+                "-M",
+                "--diff-algorithm=myers",
+                "--indent-heuristic",
+                "-U3",
+                "--inter-hunk-context=0",
+                "--src-prefix=a/",
+                "--dst-prefix=b/",
+                "--no-relative",
+                "-O/dev/null",
+                "--format=%x00%H %P",
+                *_limit(max_count),
+                "--end-of-options",
+                *revisions,
+                "--",
+            ],
+            env=_environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
         timer = threading.Timer(LOG_TIMEOUT, _kill, (proc,))
         timer.daemon = True
         timer.start()
@@ -1487,9 +1582,13 @@ def split_commit(repo: Repository, commit: Commit, options: Options) -> CommitRe
 
         def build(generated: Generated) -> Example:
             return Example(
-                name=f"{name_base}-{generated.split}", repository_url=options.url, revision=parent,
-                cursor_path=generated.cursor.filename, cursor_position=generated.cursor_position,
-                edit_history=generated.edit_history, expected_patches=(generated.expected_patch,),
+                name=f"{name_base}-{generated.split}",
+                repository_url=options.url,
+                revision=parent,
+                cursor_path=generated.cursor.filename,
+                cursor_position=generated.cursor_position,
+                edit_history=generated.edit_history,
+                expected_patches=(generated.expected_patch,),
             )
 
         def accept(generated: Generated, checked: dict[int, tuple[Example | None, str]] = checked) -> bool:
@@ -1502,8 +1601,9 @@ def split_commit(repo: Repository, commit: Commit, options: Options) -> CommitRe
         except SplitFailure as failure:
             result.skipped[failure.reason] += 1
             continue
-        example, why = checked.get(id(generated)) or _check(build(generated), buffers_of, options.fmt,
-                                                            generated.cursor.line)
+        example, why = checked.get(id(generated)) or _check(
+            build(generated), buffers_of, options.fmt, generated.cursor.line
+        )
         if example is None:
             if why in ("do-nothing target", "cursor on a last line without newline"):
                 result.skipped[why] += 1

@@ -32,19 +32,14 @@ def byte_to_char(text: str, byte_offset: int, *, what: str = "cursor") -> int:
     """The character offset of a UTF-8 byte offset into ``text``."""
     if text.isascii():
         if byte_offset > len(text):
-            raise CursorMarkerError(
-                f"the {what} is {byte_offset - len(text)} bytes past the end of the text"
-            )
+            raise CursorMarkerError(f"the {what} is {byte_offset - len(text)} bytes past the end of the text")
         return byte_offset
     data = text.encode()
     if byte_offset > len(data):
-        raise CursorMarkerError(
-            f"the {what} is {byte_offset - len(data)} bytes past the end of the text"
-        )
+        raise CursorMarkerError(f"the {what} is {byte_offset - len(data)} bytes past the end of the text")
     if byte_offset < len(data) and data[byte_offset] & 0xC0 == 0x80:
         raise CursorMarkerError(
-            f"the {what} falls inside a multi-byte character (Zed counts columns in "
-            "UTF-8 bytes)",
+            f"the {what} falls inside a multi-byte character (Zed counts columns in UTF-8 bytes)",
             fix="Move the '^' so that its byte column is the start of a character.",
         )
     return len(data[:byte_offset].decode())
@@ -62,17 +57,13 @@ def parse_cursor_excerpt(text: str) -> tuple[str, int]:
     markers = text.count(MARKER)
     if inline:
         if inline > 1 or markers:
-            raise CursorMarkerError(
-                f"the cursor block has {inline + markers} cursor markers; it needs exactly one"
-            )
+            raise CursorMarkerError(f"the cursor block has {inline + markers} cursor markers; it needs exactly one")
         at = text.index(INLINE_MARKER)
         return text[:at] + text[at + len(INLINE_MARKER) :], at
     if markers == 0:
         raise CursorMarkerError(f"missing {MARKER} marker in the cursor block")
     if markers > 1:
-        raise CursorMarkerError(
-            f"the cursor block has {markers} {MARKER} markers; it needs exactly one"
-        )
+        raise CursorMarkerError(f"the cursor block has {markers} {MARKER} markers; it needs exactly one")
     at = text.index(MARKER)
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
@@ -82,9 +73,7 @@ def parse_cursor_excerpt(text: str) -> tuple[str, int]:
     elif "<" in marker_line:
         column = nbytes(marker_line) - nbytes(marker_line.lstrip())
     else:
-        raise CursorMarkerError(
-            f"cursor position marker line must contain '^' or '<' before {MARKER}"
-        )
+        raise CursorMarkerError(f"cursor position marker line must contain '^' or '<' before {MARKER}")
     removed_end = len(text) if line_end == -1 else line_end + 1
     excerpt = (text[:line_start] + text[removed_end:]).rstrip("\n")
     if line_start == 0:
@@ -163,11 +152,7 @@ def extract_cursor_from_patch(patch: str) -> ExpectedPatch:
                 continue
             cursor = (anchor_line, max(caret - 1, 0))
             continue
-        if (
-            first == " "
-            or first == ""
-            or (first == "+" and not (line.startswith("+++") and line[3:4].isspace()))
-        ):
+        if first == " " or first == "" or (first == "+" and not (line.startswith("+++") and line[3:4].isspace())):
             anchor_line = len(kept)
         kept.append(line)
     clean = "\n".join(kept) + ("\n" if patch.endswith("\n") and kept else "")

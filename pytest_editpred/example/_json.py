@@ -26,9 +26,7 @@ def _text(data: dict[str, Any], key: str, *, required: bool, where: str | None, 
             raise JSONFormatError(f"the example has no '{key}'", path=where, line=line)
         return ""
     if not isinstance(value, str):
-        raise JSONFormatError(
-            f"'{key}' must be a string, not {type(value).__name__}", path=where, line=line
-        )
+        raise JSONFormatError(f"'{key}' must be a string, not {type(value).__name__}", path=where, line=line)
     return value
 
 
@@ -45,7 +43,7 @@ def _recent(data: dict[str, Any], key: str, where: str | None, line: int) -> tup
             or isinstance(entry.get("cursor_position"), bool)
         ):
             raise JSONFormatError(
-                f"each entry of '{key}' must be {{\"path\": str, \"cursor_position\": int?}}",
+                f'each entry of \'{key}\' must be {{"path": str, "cursor_position": int?}}',
                 path=where,
                 line=line,
             )
@@ -87,15 +85,24 @@ def _prompt_input_records(
 
 def _related_file(entry: Any) -> RetrievedFile | None:
     excerpts = entry.get("excerpts") if isinstance(entry, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not _count(entry.get("max_row")) \
-            or not isinstance(excerpts, list):
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("path"), str)
+        or not _count(entry.get("max_row"))
+        or not isinstance(excerpts, list)
+    ):
         return None
     parsed = []
     for excerpt in excerpts:
         rows = excerpt.get("row_range") if isinstance(excerpt, dict) else None
         order = excerpt.get("order", 0) if isinstance(excerpt, dict) else None
-        if not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")) \
-                or not isinstance(excerpt.get("text"), str) or not _count(order):
+        if (
+            not isinstance(rows, dict)
+            or not _count(rows.get("start"))
+            or not _count(rows.get("end"))
+            or not isinstance(excerpt.get("text"), str)
+            or not _count(order)
+        ):
             return None
         parsed.append(RetrievedExcerpt(rows["start"], rows["end"], excerpt["text"], int(order or 0)))
     return RetrievedFile(entry["path"], entry["max_row"], tuple(parsed))
@@ -110,28 +117,32 @@ def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[Retrie
 
 def _diagnostic(entry: Any) -> CarriedDiagnostic | None:
     rows = entry.get("snippet_buffer_row_range") if isinstance(entry, dict) else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("severity"), (str, int)) \
-            or not isinstance(entry.get("message"), str) or not isinstance(entry.get("snippet"), str) \
-            or not isinstance(rows, dict) or not _count(rows.get("start")) or not _count(rows.get("end")):
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("severity"), (str, int))
+        or not isinstance(entry.get("message"), str)
+        or not isinstance(entry.get("snippet"), str)
+        or not isinstance(rows, dict)
+        or not _count(rows.get("start"))
+        or not _count(rows.get("end"))
+    ):
         return None
     return CarriedDiagnostic(str(entry["severity"]), entry["message"], entry["snippet"], rows["start"], rows["end"])
 
 
 def _diagnostics(data: dict[str, Any], where: str | None, line: int) -> tuple[CarriedDiagnostic, ...]:
     """``prompt_inputs.active_buffer_diagnostics``, if present."""
-    shape = '{"severity": str|int, "message": str, "snippet": str, "snippet_buffer_row_range": {"start": int, "end": int}}'
+    shape = (
+        '{"severity": str|int, "message": str, "snippet": str, "snippet_buffer_row_range": {"start": int, "end": int}}'
+    )
     found = _prompt_input_records(data, "active_buffer_diagnostics", shape, _diagnostic, where, line)
     return tuple(found or ())
 
 
-def example_from_dict(
-    data: Any, *, path: str | None = None, line: int = 1, default_name: str = ""
-) -> Example:
+def example_from_dict(data: Any, *, path: str | None = None, line: int = 1, default_name: str = "") -> Example:
     """An :class:`Example` from a decoded Zed ``Example`` object."""
     if not isinstance(data, dict):
-        raise JSONFormatError(
-            f"an example must be a JSON object, not {type(data).__name__}", path=path, line=line
-        )
+        raise JSONFormatError(f"an example must be a JSON object, not {type(data).__name__}", path=path, line=line)
     rejected = data.get("rejected_patch")
     reasoning = data.get("reasoning")
     flag = data.get("uncommitted_diff_contains_edit_history", False)
@@ -140,15 +151,11 @@ def example_from_dict(
     if reasoning is not None and not isinstance(reasoning, str):
         raise JSONFormatError("'reasoning' must be a string", path=path, line=line)
     if not isinstance(flag, bool):
-        raise JSONFormatError(
-            "'uncommitted_diff_contains_edit_history' must be true or false", path=path, line=line
-        )
+        raise JSONFormatError("'uncommitted_diff_contains_edit_history' must be true or false", path=path, line=line)
     cursor_path = _text(data, "cursor_path", required=True, where=path, line=line)
     cursor_position = _text(data, "cursor_position", required=True, where=path, line=line)
     if not cursor_path or not cursor_position:
-        raise JSONFormatError(
-            "'cursor_path' and 'cursor_position' must not be empty", path=path, line=line
-        )
+        raise JSONFormatError("'cursor_path' and 'cursor_position' must not be empty", path=path, line=line)
     return Example(
         name=_text(data, "name", required=False, where=path, line=line) or default_name,
         repository_url=_text(data, "repository_url", required=True, where=path, line=line),
@@ -205,9 +212,7 @@ def from_jsonl(text: str, path: str | Path | None = None) -> list[Example | JSON
             continue
         try:
             data = _decode(line, where, index + 1)
-            results.append(
-                example_from_dict(data, path=where, line=index + 1, default_name=f"{stem}-{index}")
-            )
+            results.append(example_from_dict(data, path=where, line=index + 1, default_name=f"{stem}-{index}"))
         except JSONFormatError as error:
             results.append(error)
     return results
@@ -229,8 +234,7 @@ def to_json(example: Example) -> dict[str, Any]:
         files = getattr(example, key)
         if files:
             data[key] = [
-                {"path": f.path}
-                | ({} if f.cursor_position is None else {"cursor_position": f.cursor_position})
+                {"path": f.path} | ({} if f.cursor_position is None else {"cursor_position": f.cursor_position})
                 for f in files
             ]
     if example.uncommitted_diff_requires_edit_history_rollback:

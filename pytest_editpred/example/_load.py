@@ -39,7 +39,9 @@ def too_big(
     )
 
 
-def load_examples(path: str | Path, *, max_bytes: int = DEFAULT_LIMITS.max_example_bytes) -> list[Example | EditPredError]:
+def load_examples(
+    path: str | Path, *, max_bytes: int = DEFAULT_LIMITS.max_example_bytes
+) -> list[Example | EditPredError]:
     """Every example in ``path``; a broken one comes back as its error, in its place.
 
     A ``.md`` or ``.json`` file holds one example, a ``.jsonl`` file one per line;

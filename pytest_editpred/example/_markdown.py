@@ -236,17 +236,13 @@ def _from_markdown(text: str, where: str | None) -> Example:
                 if section == "reasoning":
                     reasoning_start = token.map[1]
             elif level > 4:
-                raise HeadingLevelError(
-                    f"Unexpected heading level: h{level}", path=where, line=line_of(token)
-                )
+                raise HeadingLevelError(f"Unexpected heading level: h{level}", path=where, line=line_of(token))
         elif kind == "paragraph_open":
             paragraph = ""
         elif kind == "inline" and tokens[index - 1].type == "paragraph_open":
             paragraph = token.content
         elif kind == "code_block":
-            raise IndentedCodeBlockError(
-                "Unexpected indented codeblock", path=where, line=line_of(token)
-            )
+            raise IndentedCodeBlockError("Unexpected indented codeblock", path=where, line=line_of(token))
         elif kind == "fence":
             accepted = paragraph.strip() == ACCEPTED_PREDICTION_MARKER
             paragraph = ""
@@ -325,9 +321,7 @@ def _from_markdown(text: str, where: str | None) -> Example:
 
 def _toml_string(value: str) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-    escaped = "".join(
-        c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in escaped
-    )
+    escaped = "".join(c if c >= " " and c != "\x7f" else f"\\u{ord(c):04x}" for c in escaped)
     return f'"{escaped}"'
 
 
@@ -344,8 +338,7 @@ def fence(content: str, info: str = "") -> str:
 
 def _recent(files: Iterable[RecentFile]) -> str:
     return "".join(
-        f"{f.path}\t{f.cursor_position}\n" if f.cursor_position is not None else f"{f.path}\n"
-        for f in files
+        f"{f.path}\t{f.cursor_position}\n" if f.cursor_position is not None else f"{f.path}\n" for f in files
     )
 
 

@@ -51,7 +51,9 @@ def _mark_tag(item: pytest.Item, tag: str) -> None:
     if tag in hints:
         return
     if tag in _RESERVED_MARKERS or tag in _MARK_KEYWORDS:
-        why = f"'{tag}' is pytest's own" + (" operator" if tag in _MARK_KEYWORDS else " marker, which would change how the item runs")
+        why = f"'{tag}' is pytest's own" + (
+            " operator" if tag in _MARK_KEYWORDS else " marker, which would change how the item runs"
+        )
     else:
         why = "pytest's -m names hold only letters, digits and '_-.+/', and do not start with '_'"
     hints[tag] = f"editpred: the tag {tag!r} is not a marker ({why}); select it with -k, or rename the tag"

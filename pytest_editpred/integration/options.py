@@ -21,8 +21,15 @@ from .._limits import DEFAULT_LIMITS, Limits
 from .._settings import CACHE_MODES, Settings
 
 __all__ = [
-    "OPTIONS", "REPORT_OPTIONS", "Option", "add_options", "check_combinations", "get", "settings_from",
-    "repo_mappings", "repo_cache_dir",
+    "OPTIONS",
+    "REPORT_OPTIONS",
+    "Option",
+    "add_options",
+    "check_combinations",
+    "get",
+    "settings_from",
+    "repo_mappings",
+    "repo_cache_dir",
 ]
 
 
@@ -51,72 +58,139 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("provider", "completion provider: baseline, oracle, noop, openai, openai-chat, anthropic, "
-           "llamacpp-infill, mistral-fim, replay, or an installed one", default="baseline"),
-    Option("match", "how predictions are compared: exact, or whitespace-insensitive",
-           kind="choice", default="exact", choices=("exact", "whitespace")),
-    Option("paths", "directories whose .json/.jsonl files are examples (ini only)",
-           kind="list", default=("evals",)),
-    Option("cache_dir", "where repository mirrors are kept (default: the user cache "
-           "directory, or $EDITPRED_CACHE_DIR)", kind="path"),
-    Option("repo", "map a repository URL to a local repository or bundle: URL=PATH "
-           "(repeatable; ini editpred_repos, one 'URL = PATH' a line)", kind="list", ini=False),
-    Option("offline", "never touch the network; a revision not in the cache is an error",
-           kind="bool", default=False),
+    Option(
+        "provider",
+        "completion provider: baseline, oracle, noop, openai, openai-chat, anthropic, "
+        "llamacpp-infill, mistral-fim, replay, or an installed one",
+        default="baseline",
+    ),
+    Option(
+        "match",
+        "how predictions are compared: exact, or whitespace-insensitive",
+        kind="choice",
+        default="exact",
+        choices=("exact", "whitespace"),
+    ),
+    Option("paths", "directories whose .json/.jsonl files are examples (ini only)", kind="list", default=("evals",)),
+    Option(
+        "cache_dir",
+        "where repository mirrors are kept (default: the user cache directory, or $EDITPRED_CACHE_DIR)",
+        kind="path",
+    ),
+    Option(
+        "repo",
+        "map a repository URL to a local repository or bundle: URL=PATH "
+        "(repeatable; ini editpred_repos, one 'URL = PATH' a line)",
+        kind="list",
+        ini=False,
+    ),
+    Option("offline", "never touch the network; a revision not in the cache is an error", kind="bool", default=False),
     Option("base_url", "model server base URL, e.g. http://localhost:8000"),
     Option("model", "model name sent to the server"),
     Option("api_key_env", "name of the environment variable that holds the API key"),
-    Option("prompt_format", "prompt format. openai: infer (by model name), zeta (Zeta 1), zeta2 "
-           "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions) or any Zed format name; openai-chat "
-           "and anthropic: teacher or teacher-jumps (Zed's teacher prompts)", default="infer"),
+    Option(
+        "prompt_format",
+        "prompt format. openai: infer (by model name), zeta (Zeta 1), zeta2 "
+        "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions) or any Zed format name; openai-chat "
+        "and anthropic: teacher or teacher-jumps (Zed's teacher prompts)",
+        default="infer",
+    ),
     Option("max_tokens", "maximum tokens to generate", kind="int", default=2048, low=1),
     Option("temperature", "sampling temperature", kind="float", default=0.0, low=0),
     Option("stop", "stop sequence (repeatable)", kind="list", default=()),
-    Option("extra_body", "extra JSON fields for the request body, e.g. '{\"top_p\": 0.9}'",
-           default="{}"),
-    Option("timeout", "seconds before one request times out", kind="float", default=60.0,
-           positive=True, unit="seconds"),
-    Option("retries", "attempts per request for connection errors, timeouts, 429 and 5xx",
-           kind="int", default=3, low=1, unit="attempts (1 means no retry)"),
+    Option("extra_body", "extra JSON fields for the request body, e.g. '{\"top_p\": 0.9}'", default="{}"),
+    Option(
+        "timeout", "seconds before one request times out", kind="float", default=60.0, positive=True, unit="seconds"
+    ),
+    Option(
+        "retries",
+        "attempts per request for connection errors, timeouts, 429 and 5xx",
+        kind="int",
+        default=3,
+        low=1,
+        unit="attempts (1 means no retry)",
+    ),
     Option("cache", "response cache mode", kind="choice", default="readwrite", choices=CACHE_MODES),
-    Option("response_cache_dir", "where model responses are cached (default: inside the "
-           "pytest cache)", kind="path"),
+    Option("response_cache_dir", "where model responses are cached (default: inside the pytest cache)", kind="path"),
     Option("replay", "results file the replay provider answers from", kind="path"),
-    Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8,
-           low=1),
-    Option("max_response_bytes", "largest model response body, counted while it streams and "
-           "decompresses (default 8 MiB)", kind="int", default=DEFAULT_LIMITS.max_response_bytes,
-           low=1, unit="bytes"),
+    Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8, low=1),
+    Option(
+        "max_response_bytes",
+        "largest model response body, counted while it streams and decompresses (default 8 MiB)",
+        kind="int",
+        default=DEFAULT_LIMITS.max_response_bytes,
+        low=1,
+        unit="bytes",
+    ),
 )
 
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
 REPORT_OPTIONS: tuple[Option, ...] = (
-    Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1,
-           low=1),
-    Option("min_delta_chrf", "fail an item whose delta-chrF (0-100) is below this", kind="float",
-           low=0, high=100, unit="delta-chrF"),
-    Option("max_reversal", "fail an item whose reversal ratio (0-1) is above this", kind="float",
-           low=0, high=1, unit="reversal ratio"),
+    Option("trials", "run every example N times (items end in [t1]..[tN])", kind="int", default=1, low=1),
+    Option(
+        "min_delta_chrf",
+        "fail an item whose delta-chrF (0-100) is below this",
+        kind="float",
+        low=0,
+        high=100,
+        unit="delta-chrF",
+    ),
+    Option(
+        "max_reversal",
+        "fail an item whose reversal ratio (0-1) is above this",
+        kind="float",
+        low=0,
+        high=1,
+        unit="reversal ratio",
+    ),
     Option("report", "write one JSON record per item and trial to this .jsonl file", kind="path"),
     Option("summary_json", "write Zed's SummaryJson (ep eval --summary-json) to this file", kind="path"),
     Option("html", "write a self-contained HTML report to this file", kind="path"),
-    Option("summary_limit", "rows of the per-example table (all with -v)", kind="int", default=20,
-           low=0, unit="rows"),
-    Option("group_by", "also summarise by 'repository' and/or 'tag' (repeatable)", kind="list",
-           default=()),
-    Option("fail_under", "the exit status follows the pass rate: fail only below PCT percent",
-           kind="float", low=0, high=100, unit="percent"),
+    Option("summary_limit", "rows of the per-example table (all with -v)", kind="int", default=20, low=0, unit="rows"),
+    Option("group_by", "also summarise by 'repository' and/or 'tag' (repeatable)", kind="list", default=()),
+    Option(
+        "fail_under",
+        "the exit status follows the pass rate: fail only below PCT percent",
+        kind="float",
+        low=0,
+        high=100,
+        unit="percent",
+    ),
     Option("baseline", "compare this run with an earlier --editpred-report file", kind="path"),
-    Option("fail_on_regression", "with --editpred-baseline: fail when any example regressed",
-           kind="bool", default=False),
-    Option("accept", "append a failing prediction to its .md file as a new Expected Patch",
-           kind="bool", default=False, ini=False),
-    Option("max_example_bytes", "largest example file read (default 16 MiB)", kind="int",
-           default=DEFAULT_LIMITS.max_example_bytes, low=1, unit="bytes"),
-    Option("max_prediction_bytes", "largest predicted patch or text judged (default 8 MiB)", kind="int",
-           default=DEFAULT_LIMITS.max_prediction_bytes, low=1, unit="bytes"),
-    Option("judge_timeout", "seconds one item may spend being judged (default 60)", kind="float",
-           default=DEFAULT_LIMITS.judge_seconds, positive=True, unit="seconds"),
+    Option(
+        "fail_on_regression", "with --editpred-baseline: fail when any example regressed", kind="bool", default=False
+    ),
+    Option(
+        "accept",
+        "append a failing prediction to its .md file as a new Expected Patch",
+        kind="bool",
+        default=False,
+        ini=False,
+    ),
+    Option(
+        "max_example_bytes",
+        "largest example file read (default 16 MiB)",
+        kind="int",
+        default=DEFAULT_LIMITS.max_example_bytes,
+        low=1,
+        unit="bytes",
+    ),
+    Option(
+        "max_prediction_bytes",
+        "largest predicted patch or text judged (default 8 MiB)",
+        kind="int",
+        default=DEFAULT_LIMITS.max_prediction_bytes,
+        low=1,
+        unit="bytes",
+    ),
+    Option(
+        "judge_timeout",
+        "seconds one item may spend being judged (default 60)",
+        kind="float",
+        default=DEFAULT_LIMITS.judge_seconds,
+        positive=True,
+        unit="seconds",
+    ),
 )
 
 _BY_NAME = {option.name: option for option in OPTIONS + REPORT_OPTIONS}
@@ -139,8 +213,9 @@ def add_options(parser: pytest.Parser, extra: tuple[Option, ...] = ()) -> None:
                 "bool" if option.kind == "bool" else "linelist" if option.kind == "list" else "string"
             )
             parser.addini(option.dest, option.help, type=ini_type, default=None)
-    parser.addini("editpred_repos", "repository URL to local path mappings, one 'URL = PATH' a line",
-                  type="linelist", default=[])
+    parser.addini(
+        "editpred_repos", "repository URL to local path mappings, one 'URL = PATH' a line", type="linelist", default=[]
+    )
 
 
 def _in_range(option: Option, number: float, source: str) -> None:
@@ -179,8 +254,9 @@ def _convert(option: Option, value: Any, source: str) -> Any:
             return tuple(value) if isinstance(value, (list, tuple)) else tuple(str(value).split())
         return value
     except ValueError as error:
-        raise ConfigError(f"{source}: bad value {value!r}: {error}",
-                          fix=f"See {option.flag} in 'pytest --help'.") from None
+        raise ConfigError(
+            f"{source}: bad value {value!r}: {error}", fix=f"See {option.flag} in 'pytest --help'."
+        ) from None
 
 
 def get(config: pytest.Config, name: str) -> Any:
@@ -229,14 +305,15 @@ def repo_mappings(config: pytest.Config) -> dict[str, Path]:
     for line in config.getini("editpred_repos") or []:
         url, sep, path = line.partition(" = ") if " = " in line else line.partition("=")
         if not sep or not url.strip() or not path.strip():
-            raise ConfigError(f"ini editpred_repos: cannot read {line!r}",
-                              fix="Write one 'URL = PATH' a line.")
+            raise ConfigError(f"ini editpred_repos: cannot read {line!r}", fix="Write one 'URL = PATH' a line.")
         mappings[url.strip()] = (base / path.strip()).resolve()
     for item in getattr(config.option, "editpred_repo", None) or []:
         url, sep, path = item.partition("=")
         if not sep or not url or not path:
-            raise ConfigError(f"--editpred-repo {item!r}: expected URL=PATH",
-                              fix="For example --editpred-repo https://github.com/o/r=../r.bundle")
+            raise ConfigError(
+                f"--editpred-repo {item!r}: expected URL=PATH",
+                fix="For example --editpred-repo https://github.com/o/r=../r.bundle",
+            )
         mappings[url.strip()] = Path(path.strip()).expanduser().resolve()
     return mappings
 
@@ -267,7 +344,9 @@ def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path |
         if not isinstance(extra_body, dict):
             raise ValueError("not a JSON object")
     except ValueError as error:
-        raise ConfigError(f"--editpred-extra-body: {error}", fix="Give a JSON object, e.g. '{\"top_p\": 0.9}'.") from None
+        raise ConfigError(
+            f"--editpred-extra-body: {error}", fix="Give a JSON object, e.g. '{\"top_p\": 0.9}'."
+        ) from None
     cache_dir = get(config, "response_cache_dir")
     replay = get(config, "replay")
     concurrency = get(config, "concurrency")

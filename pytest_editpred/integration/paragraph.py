@@ -36,7 +36,7 @@ def paragraph_report(text: str, path: Path, line: int | None) -> Any:
         crash = ReprFileLocation(where["path"], int(where["line"]), where["what"])
     else:
         prefix = f"{path}: "
-        what = headline[len(prefix):] if headline.startswith(prefix) else headline
+        what = headline[len(prefix) :] if headline.startswith(prefix) else headline
         crash = ReprFileLocation(str(path), line or 0, what)
     lines = [text if text.endswith("\n") else text + "\n"]
     return ReprExceptionInfo(reprtraceback=ReprTraceback([ReprEntryNative(lines)], None, "native"), reprcrash=crash)

@@ -165,7 +165,9 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         # metrics look)? Only those predictions count in the cursor exact-match rate.
         best = verdict.candidates[verdict.best] if verdict.best is not None else None
         record["expected_cursor"] = bool(
-            best is not None and best.cursor is not None and prepared is not None
+            best is not None
+            and best.cursor is not None
+            and prepared is not None
             and best.cursor[0] == prepared.scene.cursor.path
         )
         record["notes"] = list(verdict.notes)
@@ -479,8 +481,10 @@ class Reporter:
         short = self.collected is not None and ran < self.collected
         if not (stopped or self.interrupted or short):
             return None
-        why = stopped if isinstance(stopped, str) else self.interrupted or (
-            "stopped early" if stopped else "the other items did not report"
+        why = (
+            stopped
+            if isinstance(stopped, str)
+            else self.interrupted or ("stopped early" if stopped else "the other items did not report")
         )
         of = f" of {self.collected}" if self.collected is not None else ""
         return f"after {ran}{of} items ({why})"
@@ -528,8 +532,7 @@ class Reporter:
             from ..reports import cursor_rate_line, rates_line, trial_lines
 
             cursor = cursor_rate_line(self.records)
-            self._lines = [rates_line(self.records, summary), *([cursor] if cursor else []),
-                           *trial_lines(self.records)]
+            self._lines = [rates_line(self.records, summary), *([cursor] if cursor else []), *trial_lines(self.records)]
         return self._lines
 
     def _write_files(self, summary: dict[str, Any]) -> None:
@@ -551,7 +554,10 @@ class Reporter:
 
             try:
                 page = render_html(
-                    self.records, summary, title="pytest-editpred report", baseline=self.baseline,
+                    self.records,
+                    summary,
+                    title="pytest-editpred report",
+                    baseline=self.baseline,
                     terminal=self._result_lines(summary),
                 )
                 _write(html, page)

@@ -156,7 +156,9 @@ class Run:
         scene = build_scene(example, self.repositories)
         source = example.source
         where = (source.path, source.expected_patch_lines)
-        candidates = expected_candidates(scene.buffers, example.expected(), scene.open_file, scene.cursor.path, where=where)
+        candidates = expected_candidates(
+            scene.buffers, example.expected(), scene.open_file, scene.cursor.path, where=where
+        )
         rejected = None
         if example.rejected_patch is not None:
             from ..example import extract_cursor_from_patch
@@ -212,7 +214,14 @@ class Run:
         """The items this process will run from ``item`` on, in order."""
         session = item.session
         items = session.items
-        interactor = next((p for p in self.config.pluginmanager.get_plugins() if hasattr(p, "torun") and hasattr(p, "nextitem_index")), None)
+        interactor = next(
+            (
+                p
+                for p in self.config.pluginmanager.get_plugins()
+                if hasattr(p, "torun") and hasattr(p, "nextitem_index")
+            ),
+            None,
+        )
         if interactor is not None:  # under xdist: this worker's queue
             try:
                 with interactor.torun.lock() as queued:
@@ -330,7 +339,9 @@ class Run:
         for name, limit, worse in self.thresholds:
             value = metrics.get(name)
             if limit is not None and value is not None and worse(value, limit):
-                problems.append(f"{name} {value:.4g} is {'below' if name == 'delta_chr_f' else 'above'} the limit {limit:g}")
+                problems.append(
+                    f"{name} {value:.4g} is {'below' if name == 'delta_chr_f' else 'above'} the limit {limit:g}"
+                )
         props.update(
             outcome="failed" if problems else "passed",
             reason="; ".join(problems) if problems else verdict.reason,
@@ -349,8 +360,7 @@ class Run:
         message = [
             f"{item.name}: {'; '.join(problems)}",
             f"best: {best} (Zed's rule); delta-chrF {metrics['delta_chr_f']:.1f}, "
-            f"reversal {metrics['reversal_ratio']:.2f}"
-            + (f", cursor off by {cursor} bytes" if cursor else ""),
+            f"reversal {metrics['reversal_ratio']:.2f}" + (f", cursor off by {cursor} bytes" if cursor else ""),
             *(f"note: {note}" for note in verdict.notes),
         ]
         diff = failure_diff(verdict, scene.cursor.path)
@@ -384,9 +394,11 @@ def _over_limit(prediction: Prediction, limit: int) -> str | None:
 
 def _timeout_reason(prepared: Prepared, prediction: Prediction, limit: float, spent: float) -> str:
     """Why judging stopped, naming the side that made it slow (see ``Run.conclude``)."""
-    answer = len(prediction.patch or "") if prediction.text is None else abs(
-        len(prediction.text) - len(prepared.scene.buffers.get(prepared.scene.cursor.path, ""))
-    ) + 1
+    answer = (
+        len(prediction.patch or "")
+        if prediction.text is None
+        else abs(len(prediction.text) - len(prepared.scene.buffers.get(prepared.scene.cursor.path, ""))) + 1
+    )
     expected = max((len(c.patch) for c in prepared.candidates), default=0)
     head = (
         f"judging stopped after {spent:.1f} s, over the limit of {limit:g} s per item "
@@ -432,9 +444,7 @@ def _checked(answer: Any) -> Prediction:
     if isinstance(answer, str):  # a bare string is a unified diff
         return Prediction(patch=answer, raw_output=answer)
     if not isinstance(answer, Prediction):
-        raise TypeError(
-            f"editpred_completion must return a pytest_editpred.Prediction, not {type(answer).__name__}"
-        )
+        raise TypeError(f"editpred_completion must return a pytest_editpred.Prediction, not {type(answer).__name__}")
     return answer
 
 

@@ -87,4 +87,3 @@ def scoring_frame(original: str, cursor: int, changes: Sequence[Change]) -> Fram
         newline = original.find("\n", high)
         high = len(original) if newline < 0 else newline
     return Frame(original, low, high, original.count("\n", 0, low), widened=True)
-

@@ -40,7 +40,17 @@ from ._prediction import Prediction
 if TYPE_CHECKING:
     from ..metrics import PredictionScore
 
-__all__ = ["MATCH_MODES", "Candidate", "Verdict", "default_cursor", "draw_cursor", "expected_candidates", "failure_diff", "judge", "same_buffers"]
+__all__ = [
+    "MATCH_MODES",
+    "Candidate",
+    "Verdict",
+    "default_cursor",
+    "draw_cursor",
+    "expected_candidates",
+    "failure_diff",
+    "judge",
+    "same_buffers",
+]
 
 MATCH_MODES = ("exact", "whitespace")
 CURSOR_MARK = "‸"  # drawn into texts in failure output
@@ -186,16 +196,38 @@ def judge(
         predicted, predicted_cursor = predicted_outcome(buffers, cursor, prediction, open_file)
     except EditPredError as error:
         best, scored, notes = _score(buffers, cursor, candidates, buffers, None, prediction.patch, events)
-        return Verdict(False, f"the predicted patch does not apply: {error.reason}", None, best, candidates,
-                       buffers, None, prediction.patch, score=scored, notes=notes)
+        return Verdict(
+            False,
+            f"the predicted patch does not apply: {error.reason}",
+            None,
+            best,
+            candidates,
+            buffers,
+            None,
+            prediction.patch,
+            score=scored,
+            notes=notes,
+        )
     changed = tuple(sorted(p for p in set(predicted) | set(buffers) if predicted.get(p) != buffers.get(p)))
     inside = 0 <= predicted_cursor[1] <= len(predicted.get(predicted_cursor[0], ""))
-    best, scored, notes = _score(buffers, cursor, candidates, predicted, predicted_cursor if inside else None,
-                                 prediction.patch, events)
+    best, scored, notes = _score(
+        buffers, cursor, candidates, predicted, predicted_cursor if inside else None, prediction.patch, events
+    )
 
     def verdict(passed: bool, reason: str, matched: int | None = None) -> Verdict:
-        return Verdict(passed, reason, matched, best, candidates, predicted, predicted_cursor if inside else None,
-                       prediction.patch, changed, scored, notes)
+        return Verdict(
+            passed,
+            reason,
+            matched,
+            best,
+            candidates,
+            predicted,
+            predicted_cursor if inside else None,
+            prediction.patch,
+            changed,
+            scored,
+            notes,
+        )
 
     if not inside:
         return verdict(False, f"the predicted cursor {predicted_cursor[1]} is outside the file")
@@ -295,8 +327,17 @@ def _score(
         for c, text, change in zip(pool, texts, changes)
     ]
     best, result = score_prediction(
-        frame.text, scored, actual_text, actual_patch, actual_cursor, events, path, frame.start_row, cursor_row,
-        actual_change=local_change, notes=notes,
+        frame.text,
+        scored,
+        actual_text,
+        actual_patch,
+        actual_cursor,
+        events,
+        path,
+        frame.start_row,
+        cursor_row,
+        actual_change=local_change,
+        notes=notes,
     )
     return (0 if best is None else pool[best].index), result, tuple(notes)
 
@@ -321,7 +362,8 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
         return ""
     candidate = verdict.candidates[verdict.best]
     paths = sorted(
-        p for p in set(candidate.buffers) | set(verdict.predicted_buffers)
+        p
+        for p in set(candidate.buffers) | set(verdict.predicted_buffers)
         if candidate.buffers.get(p) != verdict.predicted_buffers.get(p) or p == cursor_path
     )
     lines: list[str] = []
@@ -333,8 +375,16 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
             expected = draw_cursor(expected, candidate.cursor[1])
         if verdict.predicted_cursor and verdict.predicted_cursor[0] == path:
             predicted = draw_cursor(predicted, verdict.predicted_cursor[1])
-        diff = diff_texts(expected, predicted, f"expected/{path}", f"predicted/{path}", context,
-                          no_newline_marker=False, max_aligned=MAX_DIFF_LINES, max_lines=MAX_DIFF_LINES + 1)
+        diff = diff_texts(
+            expected,
+            predicted,
+            f"expected/{path}",
+            f"predicted/{path}",
+            context,
+            no_newline_marker=False,
+            max_aligned=MAX_DIFF_LINES,
+            max_lines=MAX_DIFF_LINES + 1,
+        )
         if not diff.aligned:  # said first: a diff this big is cut below
             lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
         lines.extend(line + "\n" for line in diff.text.split("\n")[:-1])

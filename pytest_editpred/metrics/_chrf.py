@@ -56,9 +56,7 @@ def _changed_region(original: str, modified: str) -> tuple[str, str]:
     side scores P = R = 1 (step 4).
     """
     prefix = common_prefix_length(original, modified)
-    suffix = common_suffix_length(
-        original, modified, min(len(original) - prefix, len(modified) - prefix)
-    )
+    suffix = common_suffix_length(original, modified, min(len(original) - prefix, len(modified) - prefix))
     context = CHR_F_CHAR_ORDER - 1
     before, after = min(prefix, context), min(suffix, context)
     start = prefix - before
@@ -142,8 +140,11 @@ class _NgramDelta:
             prefix = common_prefix_length(before, after)
             suffix = common_suffix_length(before, after, min(len(before), len(after)) - prefix)
             spans = [
-                (max(prefix - n + 1, 0), min(len(before) - n, len(before) - suffix - 1) + 1,
-                 min(len(after) - n, len(after) - suffix - 1) + 1)
+                (
+                    max(prefix - n + 1, 0),
+                    min(len(before) - n, len(before) - suffix - 1) + 1,
+                    min(len(after) - n, len(after) - suffix - 1) + 1,
+                )
                 for n in _ORDERS
             ]
             old = Counter([before[i : i + n] for n, (first, end, _) in zip(_ORDERS, spans) for i in range(first, end)])
@@ -173,7 +174,9 @@ class _NgramDelta:
                     old.update(before[i : i + n] for i in range(len(before) - n + 1))
                     new.update(after[i : i + n] for i in range(len(after) - n + 1))
                 else:
-                    old.update(before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks)))
+                    old.update(
+                        before[i : i + n] for i in _free_positions(len(before), n, ((a, s) for a, _, s in blocks))
+                    )
                     new.update(after[i : i + n] for i in _free_positions(len(after), n, ((b, s) for _, b, s in blocks)))
             check_deadline()
             added = {gram: d for gram, count in new.items() if (d := count - old.get(gram, 0)) > 0}

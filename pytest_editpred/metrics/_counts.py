@@ -82,6 +82,4 @@ def exact_lines_match(expected_patch: str, actual_patch: str) -> ClassificationM
     Unlike chrF this is strict: the same change at another indentation misses
     (§7.13).
     """
-    return ClassificationMetrics.from_counts(
-        _changed_lines(expected_patch), _changed_lines(actual_patch)
-    )
+    return ClassificationMetrics.from_counts(_changed_lines(expected_patch), _changed_lines(actual_patch))

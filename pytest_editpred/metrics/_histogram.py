@@ -289,9 +289,7 @@ class _Many(Sequence[int]):
         raise IndexError("a token this common is never a split point")
 
 
-def histogram_diff(
-    before: Sequence[Hashable], after: Sequence[Hashable], *, budget: int = DEFAULT_BUDGET
-) -> Diff:
+def histogram_diff(before: Sequence[Hashable], after: Sequence[Hashable], *, budget: int = DEFAULT_BUDGET) -> Diff:
     """imara-diff's histogram diff of two token sequences (see the module docstring)."""
     prefix, suffix = trim(before, after)
     n, m = len(before), len(after)
@@ -323,9 +321,7 @@ def _classify(tokens: list[int], other: list[int], limit: int) -> list[int]:
     return out
 
 
-def _prune(
-    tokens: list[int], status: list[int], changed: list[bool]
-) -> tuple[list[int], list[int]]:
+def _prune(tokens: list[int], status: list[int], changed: list[bool]) -> tuple[list[int], list[int]]:
     """imara-diff's ``prune_unmatched_tokens``: drop the tokens missing from the other
     side, and the very common ones sitting among such tokens.
 
@@ -412,9 +408,7 @@ class _Myers:
                 stack.append((i1, lim1, i2, lim2, min_hi))
                 stack.append((off1, i1, off2, i2, min_lo))
 
-    def split(
-        self, off1: int, lim1: int, off2: int, lim2: int, need_min: bool
-    ) -> tuple[int, int, bool, bool]:
+    def split(self, off1: int, lim1: int, off2: int, lim2: int, need_min: bool) -> tuple[int, int, bool, bool]:
         t1, t2 = self.t1, self.t2
         o = self.offset
         kvdf, kvdb = self.kvdf, self.kvdb
@@ -553,9 +547,7 @@ class _Myers:
             ec += 1
 
 
-def myers_diff(
-    before: Sequence[Hashable], after: Sequence[Hashable], *, minimal: bool = False
-) -> list[Change]:
+def myers_diff(before: Sequence[Hashable], after: Sequence[Hashable], *, minimal: bool = False) -> list[Change]:
     """imara-diff's Myers diff (git's xdiff): tokens missing from the other side are
     pruned first, then the middle-snake recursion with xdiff's cost heuristics."""
     prefix, suffix = trim(before, after)

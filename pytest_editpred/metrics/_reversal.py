@@ -51,7 +51,9 @@ def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
     old_end = cut if cut else len(old)
     new_end = old_end - len(old) + len(new)
     if base or old_end < len(old):
-        inner, exact = _granular_edits(old[base:old_end], new[base:new_end]) if old_end - base or new_end - base else ([], True)
+        inner, exact = (
+            _granular_edits(old[base:old_end], new[base:new_end]) if old_end - base or new_end - base else ([], True)
+        )
         return [_TextEdit(e.start + base, e.end + base, e.old, e.new) for e in inner], exact
     old_lines, new_lines = split_inclusive(old), split_inclusive(new)
     lines = histogram_diff(old_lines, new_lines)
@@ -81,9 +83,7 @@ def _granular_edits(old: str, new: str) -> tuple[list[_TextEdit], bool]:
         exact = exact and tokens.exact
         for a1, a2, b1, b2 in tokens.changes:
             start, end = o_start + old_offsets[a1], o_start + old_offsets[a2]
-            edits.append(
-                _TextEdit(start, end, old[start:end], new_part[new_offsets[b1] : new_offsets[b2]])
-            )
+            edits.append(_TextEdit(start, end, old[start:end], new_part[new_offsets[b1] : new_offsets[b2]]))
     return edits, exact
 
 
@@ -201,9 +201,7 @@ def _event_matches(path: str, cursor_path: str | None) -> bool:
     prefix (``tree-sitter/crates/...``), as old examples do."""
     if cursor_path is None:
         return True
-    return cursor_path in (path, _drop_first_component(path)) or (
-        path == _drop_first_component(cursor_path)
-    )
+    return cursor_path in (path, _drop_first_component(path)) or (path == _drop_first_component(cursor_path))
 
 
 def _event_hunks(diff: str) -> list[tuple[Hunk, int | None]]:
@@ -312,9 +310,7 @@ def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | No
     return Hunk("".join(context_parts), edits, kept_row - first, hunk.line), shift
 
 
-def _undo_in_excerpt(
-    text: str, hunks: list[tuple[Hunk, int | None]], first: int
-) -> tuple[str, int] | None:
+def _undo_in_excerpt(text: str, hunks: list[tuple[Hunk, int | None]], first: int) -> tuple[str, int] | None:
     """Undo one event on the excerpt ``text`` whose first file row is ``first``.
 
     Returns the excerpt before the event and its first row then, or None when the

@@ -239,9 +239,7 @@ def score_prediction(
     cursor_distance: int | None = None
     cursor_exact_match: bool | None = None
     if chosen.cursor is not None and actual_cursor is not None:
-        cursor_distance = abs(
-            _byte_offset(chosen.text, chosen.cursor) - _byte_offset(actual_text, actual_cursor)
-        )
+        cursor_distance = abs(_byte_offset(chosen.text, chosen.cursor) - _byte_offset(actual_text, actual_cursor))
         cursor_exact_match = cursor_distance == 0
     elif chosen.cursor is not None or actual_cursor is not None:
         cursor_exact_match = False

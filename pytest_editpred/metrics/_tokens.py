@@ -17,8 +17,7 @@ SPACE_CLASS = "\t\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\
 NEWLINE_CLASS = "\r\n"
 TOKEN_SPACE_CLASS = SPACE_CLASS.replace("\r", "")
 RUST_WHITESPACE = frozenset(
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
-    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000" + "".join(chr(c) for c in range(0x2000, 0x200B))
 )
 
 
@@ -171,9 +170,7 @@ def _common_affixes(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
         prefix += 1
     limit -= prefix
     suffix = 0
-    while suffix + step <= limit and (
-        a[n - suffix - step : n - suffix] == b[m - suffix - step : m - suffix]
-    ):
+    while suffix + step <= limit and (a[n - suffix - step : n - suffix] == b[m - suffix - step : m - suffix]):
         suffix += step
     while suffix < limit and a[n - 1 - suffix] == b[m - 1 - suffix]:
         suffix += 1
@@ -290,9 +287,7 @@ def lcs_length(a: Sequence[str], b: Sequence[str], max_cells: int | None = None)
     return common + int(LCSseq.similarity(a_ids, b_ids))
 
 
-def lcs_keep_masks(
-    a: Sequence[str], b: Sequence[str], max_cells: int | None = None
-) -> tuple[list[bool], list[bool]]:
+def lcs_keep_masks(a: Sequence[str], b: Sequence[str], max_cells: int | None = None) -> tuple[list[bool], list[bool]]:
     """Which items of ``a`` and of ``b`` lie on a longest common subsequence.
 
     Zed trims the common prefix and suffix, fills one DP table and walks it back

@@ -105,7 +105,7 @@ def _string(record: Record | SimpleAnswer, keys: tuple[str, ...], where: str) ->
     return None
 
 
-_FIX = "Write one JSON object a line: {\"name\": ..., \"patch\": ..., \"cursor\": ...}."
+_FIX = 'Write one JSON object a line: {"name": ..., "patch": ..., "cursor": ...}.'
 
 
 def _record(data: object, line: int, where: str) -> ReplayRecord:

@@ -289,8 +289,7 @@ def _check_file(where: Path) -> os.stat_result:
     if stat.S_ISLNK(info.st_mode):
         raise _refuse(
             where,
-            f"{where.name} is a symlink (to {os.readlink(where)}); accepting would replace the link "
-            "with a file",
+            f"{where.name} is a symlink (to {os.readlink(where)}); accepting would replace the link with a file",
             f"Run with the file it points to ({os.path.realpath(where)}), or add the expected patch by hand.",
         )
     if not stat.S_ISREG(info.st_mode):
@@ -298,8 +297,7 @@ def _check_file(where: Path) -> os.stat_result:
     if info.st_nlink > 1:
         raise _refuse(
             where,
-            f"{where.name} has {info.st_nlink} hard links; replacing it would leave the other names "
-            "with the old text",
+            f"{where.name} has {info.st_nlink} hard links; replacing it would leave the other names with the old text",
             f"If this name may change alone, break the link (cp {where.name} {where.name}.new && "
             f"mv {where.name}.new {where.name}); else add the expected patch by hand.",
         )

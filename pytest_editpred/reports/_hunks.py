@@ -331,4 +331,3 @@ def _around(text: str, row: int, radius: int = 25) -> ExcerptLines:
     first = max(0, min(row - radius, len(lines) - 2 * radius - 1))
     kept = [_clip_line(x) for x in lines[first : first + 2 * radius + 1]]
     return {"first": first, "lines": kept, "total": len(lines)}
-

@@ -44,8 +44,11 @@ def by_example(records: Sequence[Record]) -> dict[str, list[Record]]:
 def excluded(records: Sequence[Record]) -> str:
     """What a mean over scored predictions leaves out, e.g. ``3 errors excluded``."""
     counts = Counter(r["outcome"] for r in records if r["outcome"] != "skipped" and not r["metrics"])
-    labels = {"error": ("error", "errors"), "failed": ("unscored failure", "unscored failures"),
-              "passed": ("unscored pass", "unscored passes")}
+    labels = {
+        "error": ("error", "errors"),
+        "failed": ("unscored failure", "unscored failures"),
+        "passed": ("unscored pass", "unscored passes"),
+    }
     parts = [f"{n} {labels.get(k, (k, k))[n != 1]}" for k, n in sorted(counts.items())]
     return f"{' and '.join(parts)} excluded" if parts else ""
 

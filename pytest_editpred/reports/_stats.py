@@ -82,9 +82,7 @@ def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def wilson_interval(
-    successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE
-) -> Interval:
+def wilson_interval(successes: int, trials: int, confidence: float = DEFAULT_CONFIDENCE) -> Interval:
     """The Wilson score interval of a rate ``successes / trials``.
 
     Unlike the textbook ``p ± z·sqrt(p(1-p)/n)`` it never leaves [0, 1] and does not
@@ -112,9 +110,7 @@ def _wilson(p: float, n: float, z: float, none: bool, every: bool, confidence: f
     return Interval(p, low, high, confidence)
 
 
-def clustered_rate_interval(
-    examples: Sequence[tuple[int, int]], confidence: float = DEFAULT_CONFIDENCE
-) -> Interval:
+def clustered_rate_interval(examples: Sequence[tuple[int, int]], confidence: float = DEFAULT_CONFIDENCE) -> Interval:
     """The pass rate of a run whose examples were each predicted one or more times,
     from ``(trials, passed)`` per example, with a Wilson interval over *examples*.
 
@@ -184,9 +180,7 @@ def bootstrap_mean_interval(
     delivers results in a different order every run). Each value is one example: for
     several trials of an example, :func:`cluster_bootstrap_mean_interval`.
     """
-    return cluster_bootstrap_mean_interval(
-        [[v] for v in values], confidence=confidence, resamples=resamples, seed=seed
-    )
+    return cluster_bootstrap_mean_interval([[v] for v in values], confidence=confidence, resamples=resamples, seed=seed)
 
 
 def cluster_bootstrap_mean_interval(
@@ -230,9 +224,7 @@ def cluster_bootstrap_mean_interval(
             means.append(math.fsum(chain.from_iterable(drawn)) / sum(len(group) for group in drawn))
     means.sort()
     alpha = 1 - confidence
-    return Interval(
-        estimate, _quantile(means, alpha / 2), _quantile(means, 1 - alpha / 2), confidence
-    )
+    return Interval(estimate, _quantile(means, alpha / 2), _quantile(means, 1 - alpha / 2), confidence)
 
 
 def _check_trials(n: int, c: int, k: int) -> None:
@@ -304,14 +296,11 @@ def paired_mean_difference(
     """
     if len(a) != len(b):
         raise ConfigError(
-            f"a paired comparison needs the same examples in both runs, got {len(a)} "
-            f"and {len(b)} values",
+            f"a paired comparison needs the same examples in both runs, got {len(a)} and {len(b)} values",
             fix="Compare runs over the same examples, in the same order.",
         )
     differences = [float(x) - float(y) for x, y in zip(a, b, strict=True)]  # same length: checked above
-    return bootstrap_mean_interval(
-        differences, confidence=confidence, resamples=resamples, seed=seed
-    )
+    return bootstrap_mean_interval(differences, confidence=confidence, resamples=resamples, seed=seed)
 
 
 def paired_rate_difference(

@@ -100,13 +100,9 @@ class Summary:
         kept = [s.kept_rate for s in scores if s.kept_rate is not None]
         recall = [s.recall_rate for s in scores if s.recall_rate is not None]
         kept_chars = [s.kept_chars for s in scores if s.kept_chars is not None]
-        deleted_chars = [
-            s.correctly_deleted_chars for s in scores if s.correctly_deleted_chars is not None
-        ]
+        deleted_chars = [s.correctly_deleted_chars for s in scores if s.correctly_deleted_chars is not None]
         discarded = [s.discarded_chars for s in scores if s.discarded_chars is not None]
-        coverage = [
-            s.editable_context_coverage for s in scores if s.editable_context_coverage is not None
-        ]
+        coverage = [s.editable_context_coverage for s in scores if s.editable_context_coverage is not None]
         return cls(
             total_examples=len(scores),
             avg_delta_chr_f=_mean([s.delta_chr_f for s in scores]),
@@ -126,17 +122,11 @@ class Summary:
             avg_reversal_ratio=_mean([s.reversal_ratio for s in scores]),
             qa_avg_reverts_edits=None,
             qa_avg_confidence=None,
-            cursor_exact_match_rate=_mean_or_none(
-                [1.0 if s.cursor_exact_match else 0.0 for s in cursor_set]
-            ),
+            cursor_exact_match_rate=_mean_or_none([1.0 if s.cursor_exact_match else 0.0 for s in cursor_set]),
             cursor_avg_distance=_mean_or_none(distances),
             cursor_total_evaluated=len(cursor_set) or None,
-            wrong_editable_region_rate=_mean_or_none(
-                [1.0 if s.wrong_editable_region else 0.0 for s in with_patch]
-            ),
-            isolated_whitespace_rate=_mean(
-                [1.0 if s.has_isolated_whitespace_changes else 0.0 for s in scores]
-            ),
+            wrong_editable_region_rate=_mean_or_none([1.0 if s.wrong_editable_region else 0.0 for s in with_patch]),
+            isolated_whitespace_rate=_mean([1.0 if s.has_isolated_whitespace_changes else 0.0 for s in scores]),
             avg_kept_rate=_mean_or_none(kept),
             avg_recall_rate=_mean_or_none(recall),
             total_kept_chars=sum(kept_chars) if kept_chars else None,
@@ -199,9 +189,7 @@ def _percent_cell(rate: float | None) -> str:
     return "-" if rate is None else f"{rate * 100:.0f}%"
 
 
-def format_eval_report(
-    rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False
-) -> str:
+def format_eval_report(rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False) -> str:
     """The ``ep eval`` table (§4.9) for ``(example name, score)`` rows, without the
     QA columns.
 
@@ -213,18 +201,13 @@ def format_eval_report(
     """
     lines = [
         _SEPARATOR,
-        (
-            f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} "
-            f"{'Cursor':>6} {'WrgER':>5}"
-        ),
+        (f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} {'Cursor':>6} {'WrgER':>5}"),
         _SEPARATOR,
     ]
     shown = rows if verbose else rows[:limit]
     lines.extend(_row(name, score) for name, score in shown)
     if len(shown) < len(rows):
-        lines.append(
-            f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)"
-        )
+        lines.append(f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)")
     lines.append(_SEPARATOR)
     scores = [score for _, score in rows]
     if scores:
@@ -254,18 +237,13 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
     if summary.cursor_total_evaluated:
         exact = sum(1 for s in scores if s.cursor_exact_match)
         rate = summary.cursor_exact_match_rate or 0.0
-        distance = (
-            "-" if summary.cursor_avg_distance is None else f"{summary.cursor_avg_distance:.1f}"
-        )
+        distance = "-" if summary.cursor_avg_distance is None else f"{summary.cursor_avg_distance:.1f}"
         out.append(
             f"Cursor: {exact}/{summary.cursor_total_evaluated} exact matches "
             f"({rate * 100:.1f}%), avg distance: {distance} bytes"
         )
     isolated = sum(1 for s in scores if s.has_isolated_whitespace_changes)
-    out.append(
-        f"Isolated whitespace changes: {isolated}/{len(scores)} "
-        f"({summary.isolated_whitespace_rate * 100:.1f}%)"
-    )
+    out.append(f"Isolated whitespace changes: {isolated}/{len(scores)} ({summary.isolated_whitespace_rate * 100:.1f}%)")
     kept_evaluated = sum(1 for s in scores if s.kept_rate is not None)
     if summary.avg_kept_rate is not None:
         out.append(
@@ -276,14 +254,8 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
         )
     recall_evaluated = sum(1 for s in scores if s.recall_rate is not None)
     if summary.avg_recall_rate is not None:
-        out.append(
-            f"Recall rate: {summary.avg_recall_rate * 100:.1f}% avg ({recall_evaluated} evaluated)"
-        )
-    changed = [
-        s
-        for s in scores
-        if s.wrong_editable_region is not None and s.inserted_tokens + s.deleted_tokens > 0
-    ]
+        out.append(f"Recall rate: {summary.avg_recall_rate * 100:.1f}% avg ({recall_evaluated} evaluated)")
+    changed = [s for s in scores if s.wrong_editable_region is not None and s.inserted_tokens + s.deleted_tokens > 0]
     if changed:
         columns = {
             "inserted": sorted(s.inserted_tokens for s in changed),
@@ -293,7 +265,5 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
         out.append(f"Token changes ({len(changed)} predictions with a patch):")
         out.append(f"{'':<10}" + "".join(f"{f'p{p}':>8}" for p in _PERCENTILES))
         for label, values in columns.items():
-            out.append(
-                f"{label:<10}" + "".join(f"{percentile(values, p):>8}" for p in _PERCENTILES)
-            )
+            out.append(f"{label:<10}" + "".join(f"{percentile(values, p):>8}" for p in _PERCENTILES))
     return out

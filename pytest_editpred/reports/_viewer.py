@@ -70,8 +70,12 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("kept_rate", "kept rate", "p", "share of the predicted characters the expected result keeps"),
     ("recall_rate", "recall rate", "p", "share of the expected characters the prediction produced"),
     ("wrong_editable_region", "wrong region", "b", "the prediction edits outside the region the model could edit"),
-    ("has_isolated_whitespace_changes", "whitespace only", "b",
-     "the prediction changes whitespace on lines it otherwise leaves alone"),
+    (
+        "has_isolated_whitespace_changes",
+        "whitespace only",
+        "b",
+        "the prediction changes whitespace on lines it otherwise leaves alone",
+    ),
     ("inserted_tokens", "inserted tokens", "i", "tokens the prediction inserts"),
     ("deleted_tokens", "deleted tokens", "i", "tokens the prediction deletes"),
 )
@@ -123,8 +127,10 @@ def terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> lis
     are computed once)."""
     # A record read from a file of elsewhere may lack the fields the lines count by.
     plain = [
-        cast(Record, dict(r, metrics=r.get("metrics") or {}, nodeid=str(r.get("nodeid") or ""),
-                          outcome=str(r.get("outcome"))))
+        cast(
+            Record,
+            dict(r, metrics=r.get("metrics") or {}, nodeid=str(r.get("nodeid") or ""), outcome=str(r.get("outcome"))),
+        )
         for r in records
     ]
     lines: list[str] = []
@@ -178,20 +184,36 @@ def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequ
                 cards["delta_chr_f"].update(low=float(found[3]), high=float(found[4]))
         excluded = rates.rsplit("; ", 1)[-1] if rates.endswith("excluded") else ""
         cards["excluded"] = excluded
-    for key in ("cursor_exact_match_rate", "cursor_total_evaluated", "cursor_avg_distance", "exact_lines_f1",
-                "exact_lines_precision", "exact_lines_recall", "avg_reversal_ratio", "avg_kept_rate",
-                "wrong_editable_region_rate", "total_examples"):
+    for key in (
+        "cursor_exact_match_rate",
+        "cursor_total_evaluated",
+        "cursor_avg_distance",
+        "exact_lines_f1",
+        "exact_lines_precision",
+        "exact_lines_recall",
+        "avg_reversal_ratio",
+        "avg_kept_rate",
+        "wrong_editable_region_rate",
+        "total_examples",
+    ):
         if summary.get(key) is not None:
             cards[key] = summary[key]
     cursor = next((m for m in map(_CURSOR.search, terminal) if m), None)
     if cursor:
         cards["cursor"] = {
-            "rate": float(cursor[1]) / 100, "exact": int(cursor[2]), "of": int(cursor[3]), "which": cursor[4]
+            "rate": float(cursor[1]) / 100,
+            "exact": int(cursor[2]),
+            "of": int(cursor[3]),
+            "which": cursor[4],
         }
     elif "cursor_exact_match_rate" in cards:
         exact = sum(1 for r in records if (r.get("metrics") or {}).get("cursor_exact_match") is True)
-        cards["cursor"] = {"rate": cards["cursor_exact_match_rate"], "exact": exact,
-                           "of": cards.get("cursor_total_evaluated"), "which": "with an expected cursor"}
+        cards["cursor"] = {
+            "rate": cards["cursor_exact_match_rate"],
+            "exact": exact,
+            "of": cards.get("cursor_total_evaluated"),
+            "which": "with an expected cursor",
+        }
     latencies = sorted(v for v in (_number(r.get("latency")) for r in records) if v is not None)
     if latencies:
         cards["latency_median"] = statistics.median(latencies)
@@ -357,9 +379,13 @@ def page_data(
 def _json_for_script(value: Any) -> str:
     """JSON that cannot end its ``<script>`` element nor open a comment in it."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").replace(
-        "\u2028", "\\u2028"
-    ).replace("\u2029", "\\u2029")
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def _script_hash(script: str) -> str:

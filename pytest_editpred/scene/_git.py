@@ -19,25 +19,51 @@ from typing import Any
 from .._exceptions import GitError
 
 __all__ = [
-    "CONFIG", "LOCAL", "NETWORK", "NONE", "CatFile", "Completed", "Entries", "credential_helper", "environment",
-    "kill", "parse_tree", "run", "start",
+    "CONFIG",
+    "LOCAL",
+    "NETWORK",
+    "NONE",
+    "CatFile",
+    "Completed",
+    "Entries",
+    "credential_helper",
+    "environment",
+    "kill",
+    "parse_tree",
+    "run",
+    "start",
 ]
 
 POSIX = os.name == "posix"
 NETWORK, LOCAL, NONE = "http:https:ssh", "file", "none"  # GIT_ALLOW_PROTOCOL values
-CONFIG = [arg for setting in (
-    "protocol.ext.allow=never", "protocol.fd.allow=never", f"core.hooksPath={os.devnull}",
-    "core.fsmonitor=false", "gc.auto=0", "maintenance.auto=false", "fetch.writeCommitGraph=false",
-    "advice.detachedHead=false", "submodule.recurse=false",  # .gitmodules may name any URL
-    "http.lowSpeedLimit=1000", "http.lowSpeedTime=60",  # a stalled transfer fails, not hangs
-    # The user's config must not change the scene: `git apply` as the diff says, files as stored.
-    "apply.whitespace=nowarn", "core.autocrlf=false", "core.eol=lf", "core.safecrlf=false",
-) for arg in ("-c", setting)]
+CONFIG = [
+    arg
+    for setting in (
+        "protocol.ext.allow=never",
+        "protocol.fd.allow=never",
+        f"core.hooksPath={os.devnull}",
+        "core.fsmonitor=false",
+        "gc.auto=0",
+        "maintenance.auto=false",
+        "fetch.writeCommitGraph=false",
+        "advice.detachedHead=false",
+        "submodule.recurse=false",  # .gitmodules may name any URL
+        "http.lowSpeedLimit=1000",
+        "http.lowSpeedTime=60",  # a stalled transfer fails, not hangs
+        # The user's config must not change the scene: `git apply` as the diff says, files as stored.
+        "apply.whitespace=nowarn",
+        "core.autocrlf=false",
+        "core.eol=lf",
+        "core.safecrlf=false",
+    )
+    for arg in ("-c", setting)
+]
 # Exported by git when pytest runs in a git hook: they would aim our git at the user's repo.
 INHERITED = re.compile(
     r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|"
     r"NAMESPACE|PREFIX|SHALLOW_FILE|GRAFT_FILE|QUARANTINE_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|"
-    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+)")
+    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+)"
+)
 Entries = dict[bytes, tuple[bytes, str]]
 Completed = subprocess.CompletedProcess[bytes]
 #: A credential helper that answers from *our* environment: credentials in a URL reach
@@ -62,8 +88,9 @@ def credential_helper(user: str, password: str | None) -> tuple[list[str], dict[
 def environment(protocols: str, **extra: str) -> dict[str, str]:
     """Ours, minus what a git hook exported; git may use only ``protocols``."""
     variables = {k: v for k, v in os.environ.items() if not INHERITED.fullmatch(k)}
-    variables.update(GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL=protocols, GCM_INTERACTIVE="never",
-                     GIT_LFS_SKIP_SMUDGE="1", **extra)
+    variables.update(
+        GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL=protocols, GCM_INTERACTIVE="never", GIT_LFS_SKIP_SMUDGE="1", **extra
+    )
     return variables
 
 
@@ -71,8 +98,9 @@ def start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
     try:
         return subprocess.Popen(args, **options)
     except OSError as error:
-        raise GitError(f"git could not be started: {error}",
-                       fix="Install git (2.29 or later) and put it on PATH.") from None
+        raise GitError(
+            f"git could not be started: {error}", fix="Install git (2.29 or later) and put it on PATH."
+        ) from None
 
 
 def kill(proc: subprocess.Popen[bytes]) -> None:
@@ -84,23 +112,39 @@ def kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def run(args: list[str], env: dict[str, str], timeout: float, *, cwd: Path | None = None,
-        stdin: bytes | None = None, keep_fds: tuple[int, ...] = ()) -> Completed:
+def run(
+    args: list[str],
+    env: dict[str, str],
+    timeout: float,
+    *,
+    cwd: Path | None = None,
+    stdin: bytes | None = None,
+    keep_fds: tuple[int, ...] = (),
+) -> Completed:
     """Run ``git *args`` with a hard deadline.
 
     Git gets its own session so that a timeout kills the whole tree (remote helpers,
     ssh, index-pack). It inherits the lock's descriptor, so if we are SIGKILLed our
     git still holds the lock until it exits: nobody cleans up under its feet."""
-    proc = start(["git", *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                 stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                 start_new_session=POSIX, pass_fds=keep_fds if POSIX else ())
+    proc = start(
+        ["git", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+        start_new_session=POSIX,
+        pass_fds=keep_fds if POSIX else (),
+    )
     try:
         out, err = proc.communicate(stdin, timeout=timeout)
     except subprocess.TimeoutExpired:
         kill(proc)
         command = next(arg for arg in args if not arg.startswith("-") and "=" not in arg)
-        raise GitError(f"'git {command}' did not finish within {timeout:g} s",
-                       fix="Check the network and the remote, or raise the git timeout.") from None
+        raise GitError(
+            f"'git {command}' did not finish within {timeout:g} s",
+            fix="Check the network and the remote, or raise the git timeout.",
+        ) from None
     except BaseException:
         kill(proc)
         raise
@@ -137,8 +181,12 @@ class CatFile:
 
     def __init__(self, git_dir: Path) -> None:
         self._proc = start(
-            ["git", f"--git-dir={git_dir}", *CONFIG, "cat-file", "--batch"], env=environment(NONE),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            ["git", f"--git-dir={git_dir}", *CONFIG, "cat-file", "--batch"],
+            env=environment(NONE),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
 
     @property
     def alive(self) -> bool:

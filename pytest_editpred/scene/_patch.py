@@ -136,9 +136,7 @@ def apply_patch(
                 track.append(line_start + byte_to_char(tail, column, what="expected cursor"))
 
         bounds = list(kept.get(path, (len(text), len(text))))
-        text = apply_hunks(
-            text, section.hunks, track=track, on_applied=placed, budget=budget, shared=True, kept=bounds
-        )
+        text = apply_hunks(text, section.hunks, track=track, on_applied=placed, budget=budget, shared=True, kept=bounds)
         new_path = section.renamed_to or path
         if new_path != path:
             result.pop(path, None)

@@ -81,8 +81,14 @@ from ._urls import (
     validate_revision,
 )
 
-__all__ = ["DEFAULT_TIMEOUT", "Repository", "RepositoryCache", "default_cache_dir",
-           "join_inside", "strip_diff_path_prefix"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Repository",
+    "RepositoryCache",
+    "default_cache_dir",
+    "join_inside",
+    "strip_diff_path_prefix",
+]
 
 DEFAULT_TIMEOUT = 600.0
 _FILE_MODES, _LINK, _TREE = (b"100644", b"100755"), b"120000", b"40000"
@@ -99,9 +105,11 @@ _ELSEWHERE = "set editpred_cache_dir (or EDITPRED_CACHE_DIR) to a writable direc
 #: Repositories shipped with the package, mapped under the user's mappings (which win):
 #: the blank canvas imported examples are built on (datasets.md §0), so they run
 #: offline on a fresh clone with nothing to configure.
-BUILTIN_REPOS: Mapping[str, Path] = MappingProxyType({
-    "https://github.com/octocat/hello-world": Path(__file__).parent / "repos" / "hello-world-7fd1a60.bundle",
-})
+BUILTIN_REPOS: Mapping[str, Path] = MappingProxyType(
+    {
+        "https://github.com/octocat/hello-world": Path(__file__).parent / "repos" / "hello-world-7fd1a60.bundle",
+    }
+)
 
 
 def default_cache_dir() -> Path:
@@ -127,7 +135,7 @@ def strip_diff_path_prefix(diff: str, repo_name: str) -> str:
     def strip(line: str) -> str:
         for head in ("--- a/", "+++ b/"):
             if line.startswith(head + prefix):
-                return head + line[len(head + prefix):]
+                return head + line[len(head + prefix) :]
         if line.startswith(f"diff --git a/{prefix}"):
             return line.replace(f" a/{prefix}", " a/", 1).replace(f" b/{prefix}", " b/", 1)
         return line
@@ -164,16 +172,26 @@ class RepositoryCache:
     ``timeout`` (seconds) bounds each git command, so no run can hang.
     """
 
-    def __init__(self, cache_dir: Path, mappings: Mapping[str, Path] = _NO_MAPPINGS,
-                 offline: bool = False, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        mappings: Mapping[str, Path] = _NO_MAPPINGS,
+        offline: bool = False,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         self.dir = Path(os.path.abspath(Path(cache_dir).expanduser()))
         if ".pytest_cache" in self.dir.parts:
-            raise GitError(f"the repository cache {self.dir} is inside .pytest_cache, which "
-                           "'pytest --cache-clear' deletes with every mirror in it",
-                           fix="Set EDITPRED_CACHE_DIR to a directory outside .pytest_cache.")
+            raise GitError(
+                f"the repository cache {self.dir} is inside .pytest_cache, which "
+                "'pytest --cache-clear' deletes with every mirror in it",
+                fix="Set EDITPRED_CACHE_DIR to a directory outside .pytest_cache.",
+            )
         self.offline, self.timeout = offline, timeout
-        self.mappings = {url_key(url): Path(os.path.abspath(Path(path).expanduser()))
-                         for url, path in {**BUILTIN_REPOS, **mappings}.items()}
+        self.mappings = {
+            url_key(url): Path(os.path.abspath(Path(path).expanduser()))
+            for url, path in {**BUILTIN_REPOS, **mappings}.items()
+        }
         self._repos: dict[str, Repository] = {}
         self._mutex = threading.Lock()
 
@@ -186,7 +204,8 @@ class RepositoryCache:
         if source is not None and not source.exists():
             raise RefusedRepositoryError(
                 f"{parsed.display} is mapped to {source}, which does not exist",
-                fix="Map it to a clone, a bare repository or a .bundle file that exists.")
+                fix="Map it to a clone, a bare repository or a .bundle file that exists.",
+            )
         with self._mutex:
             if (repo := self._repos.get(parsed.key)) is None:
                 repo = self._repos[parsed.key] = Repository(self, parsed, source)
@@ -274,14 +293,20 @@ class Repository:
             return LOCAL
         return NONE if self._cache.offline else NETWORK
 
-    def _git(self, *args: str, git_dir: bool = True, cwd: Path | None = None,
-             stdin: bytes | None = None, **env: str) -> Completed:
+    def _git(
+        self, *args: str, git_dir: bool = True, cwd: Path | None = None, stdin: bytes | None = None, **env: str
+    ) -> Completed:
         head = [f"--git-dir={self.path}"] if git_dir else []
         keep = (self._lock_fd,) if self._lock.is_locked and self._lock_fd >= 0 else ()
         try:
-            return run([*CONFIG, *self._credential_args, *head, *args],
-                       environment(self._protocols, **self._credential_env, **env), self._timeout,
-                       cwd=cwd, stdin=stdin, keep_fds=keep)
+            return run(
+                [*CONFIG, *self._credential_args, *head, *args],
+                environment(self._protocols, **self._credential_env, **env),
+                self._timeout,
+                cwd=cwd,
+                stdin=stdin,
+                keep_fds=keep,
+            )
         except GitError as error:  # a timeout: say which repository
             raise GitError(f"{error.reason} ({self.url.display})", fix=error.fix) from None
 
@@ -313,8 +338,10 @@ class Repository:
             try:
                 self._lock.acquire()
             except Timeout:
-                raise GitError(f"another process held {self._lock.lock_file} for too long",
-                               fix="If no other run is active, delete that file.") from None
+                raise GitError(
+                    f"another process held {self._lock.lock_file} for too long",
+                    fix="If no other run is active, delete that file.",
+                ) from None
             try:
                 if self._lock.lock_counter == 1:
                     self._clear_leftovers()
@@ -370,7 +397,8 @@ class Repository:
                 "and --editpred-offline forbids fetching it",
                 fix="Map the URL to a local clone or bundle with --editpred-repo "
                 f"{self.url.display}=PATH, or run once without --editpred-offline to fill "
-                "the cache.")
+                "the cache.",
+            )
 
     def _clone_locked(self) -> None:
         """Clone next to the mirror, then rename: a mirror that exists is complete."""
@@ -382,8 +410,7 @@ class Repository:
         tmp = tempfile.mkdtemp(dir=self.path.parent, prefix=f".tmp-{self.url.slug}-")
         source = str(self.source) if self.source else self.url.git_url
         for options in ([] if self.source else ["--filter=blob:none"], []):
-            proc = self._git("clone", "--bare", "--quiet", "--template=", *options,
-                             "--", source, tmp, git_dir=False)
+            proc = self._git("clone", "--bare", "--quiet", "--template=", *options, "--", source, tmp, git_dir=False)
             if not proc.returncode or not options or b"filter" not in proc.stderr.lower():
                 break
             _remove_tree(Path(tmp))  # the server refused the filter: clone everything
@@ -442,8 +469,10 @@ class Repository:
     def _commit(self, revision: str) -> str | None:
         oid, kind, _ = self._object(f"{revision}^{{commit}}")
         if kind == "ambiguous":
-            raise InvalidRevisionError(f"revision {revision} is ambiguous in {self.url.display}",
-                                       fix="Give more hexadecimal digits of the commit id.")
+            raise InvalidRevisionError(
+                f"revision {revision} is ambiguous in {self.url.display}",
+                fix="Give more hexadecimal digits of the commit id.",
+            )
         return oid or None
 
     def _valid(self, revision: str) -> str:
@@ -474,15 +503,15 @@ class Repository:
         if not found:
             self._need_network(what)
             with self._locked():
-                proc = self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-                                 "origin", oid)
+                proc = self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", oid)
             if proc.returncode:
                 raise self._failed(f"git fetch of {what}", proc)
             found, _, data = self._object(oid)
         if not found:
-            raise GitError(f"object {oid} ({what}) is missing from the mirror of "
-                           f"{self.url.display}",
-                           fix=f"Delete {self.path} to have it cloned again.")
+            raise GitError(
+                f"object {oid} ({what}) is missing from the mirror of {self.url.display}",
+                fix=f"Delete {self.path} to have it cloned again.",
+            )
         return data
 
     def _entries(self, oid: str, data: bytes | None = None) -> Entries:
@@ -551,9 +580,9 @@ class Repository:
             return data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise MissingFileError(
-                f"{path} at {treeish} in {self.url.display} is not UTF-8 text "
-                f"(a binary file? byte {error.start})",
-                fix="Point the example at a text file.") from None
+                f"{path} at {treeish} in {self.url.display} is not UTF-8 text (a binary file? byte {error.start})",
+                fix="Point the example at a text file.",
+            ) from None
 
     def exists(self, treeish: str, path: str) -> bool:
         """Whether ``path`` is a file at ``treeish`` (its contents are not read)."""
@@ -590,12 +619,12 @@ class Repository:
         with tempfile.TemporaryDirectory(dir=self._cache.dir / "tmp") as scratch:
             index = str(Path(scratch) / "index")  # a private index needs no lock
             for step in (["read-tree", base], ["apply", "--cached", "-"], ["write-tree"]):
-                proc = self._git(*step, stdin=diff.encode() if step[0] == "apply" else None,
-                                 GIT_INDEX_FILE=index)
+                proc = self._git(*step, stdin=diff.encode() if step[0] == "apply" else None, GIT_INDEX_FILE=index)
                 if proc.returncode and step[0] == "apply":
                     raise UncommittedDiffError(
                         f"git apply refused the uncommitted diff at {base} of {self.url.display}:\n"
-                        + proc.stderr.decode(errors="replace").strip())
+                        + proc.stderr.decode(errors="replace").strip()
+                    )
                 if proc.returncode:
                     raise self._failed(f"git {step[0]}", proc)
         return proc.stdout.decode().strip()

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "build_scene", "unified_diff"]
 
+
 @dataclass(frozen=True)
 class Scene:
     """An example's moment: buffers after the edit history, events, the cursor.
@@ -178,8 +179,7 @@ def unified_diff(path: str, old_path: str, before: str | None, after: str | None
 
 def _events(applied: list[AppliedSection]) -> tuple[EditEvent, ...]:
     return tuple(
-        EditEvent(a.path, a.old_path, unified_diff(a.path, a.old_path, a.before, a.after), a.predicted)
-        for a in applied
+        EditEvent(a.path, a.old_path, unified_diff(a.path, a.old_path, a.before, a.after), a.predicted) for a in applied
     )
 
 

@@ -106,7 +106,7 @@ class RepoURL:
         if match is None or self.kind not in ("https", "http", "ssh"):
             return self.url
         scheme, userinfo = match.group(1), match.group(2)
-        rest = self.url[match.end():]
+        rest = self.url[match.end() :]
         if self.kind == "ssh":
             return f"{scheme}{userinfo.split(':', 1)[0]}@{rest}"
         return scheme + rest
@@ -144,7 +144,7 @@ def redact(url: str) -> str:
         hidden = "***"
     else:
         hidden = f"{userinfo.split(':', 1)[0]}:***" if ":" in userinfo else userinfo
-    return f"{scheme}{hidden}@{url[match.end():]}"
+    return f"{scheme}{hidden}@{url[match.end() :]}"
 
 
 def redact_all(text: str) -> str:
@@ -240,9 +240,7 @@ def validate_revision(revision: str) -> str:
     runs, and ``-`` could be an option: only object ids pass.
     """
     if not isinstance(revision, str) or not _REVISION.fullmatch(revision):
-        raise InvalidRevisionError(
-            f"revision {revision!a} is not a hexadecimal object id (4 to 64 digits)"
-        )
+        raise InvalidRevisionError(f"revision {revision!a} is not a hexadecimal object id (4 to 64 digits)")
     return revision.lower()
 
 

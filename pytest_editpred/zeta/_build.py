@@ -27,6 +27,7 @@ __all__ = ["RELATED_LINES_ABOVE", "RELATED_LINES_BELOW", "build_input", "related
 RELATED_LINES_ABOVE = 10
 RELATED_LINES_BELOW = 10
 
+
 def _event(event: EditEvent) -> Event:
     return Event(event.path, event.old_path or event.path, hunks(event.diff), event.predicted)
 
@@ -67,7 +68,9 @@ def related_files(
 def retrieved_files(files: Iterable[RetrievedFile]) -> tuple[RelatedFile, ...]:
     """An ``ep`` pipeline's retrieved context (``prompt_inputs.related_files``) as is."""
     return tuple(
-        RelatedFile(f.path, f.max_row, tuple(RelatedExcerpt(e.start_row, e.end_row, e.text, e.order) for e in f.excerpts))
+        RelatedFile(
+            f.path, f.max_row, tuple(RelatedExcerpt(e.start_row, e.end_row, e.text, e.order) for e in f.excerpts)
+        )
         for f in files
     )
 

@@ -201,18 +201,12 @@ _SPECS: dict[str, _Spec] = {
     "V0211Prefill": _spec(_F, 350, 150, _MERGE_QWEN, end=MERGE_UPDATED),
     "V0211SeedCoder": _spec(_S, 350, 150, _SEED_MERGE, end=MERGE_UPDATED),
     "V0331SeedCoderModelPy": _spec(_S, 350, 150, _SEED_MERGE, end=MERGE_UPDATED),
-    "v0226Hashline": _spec(
-        _F, 350, 150, (*_HASHLINE, CURSOR_MARKER, *_QWEN), stop=("<|no_edits|>",)
-    ),
+    "v0226Hashline": _spec(_F, 350, 150, (*_HASHLINE, CURSOR_MARKER, *_QWEN), stop=("<|no_edits|>",)),
     "V0304VariableEdit": _spec(_F, 1024, 0, _OLD_QWEN),
     "V0304SeedNoEdits": _spec(_S, 350, 150, _SEED_MERGE, end=MERGE_UPDATED),
-    "V0306SeedMultiRegions": _spec(
-        _S, 350, 150, (*_SEED, *_MERGE, CURSOR_MARKER, "<|marker_"), end=MERGE_UPDATED
-    ),
+    "V0306SeedMultiRegions": _spec(_S, 350, 150, (*_SEED, *_MERGE, CURSOR_MARKER, "<|marker_"), end=MERGE_UPDATED),
     "V0316SeedMultiRegions": _seed_end(_S, 350, 150, _SEED_MARKERS),
-    "V0317SeedMultiRegions": _seed_end(
-        _S, 350, 150, (*_SEED, SEED_END, CURSOR_MARKER, "<|marker")
-    ),
+    "V0317SeedMultiRegions": _seed_end(_S, 350, 150, (*_SEED, SEED_END, CURSOR_MARKER, "<|marker")),
     "V0318SeedMultiRegions": _seed_end(_S, 350, 150, _SEED_MARKERS),
     "V0327SingleFile": _seed_end(Family.SINGLE_FILE, 350, 0, _SEED_MARKERS, 16384),
     "V0420Diagnostics": _seed_end(_S, 350, 150, _SEED_MARKERS, 8192),
@@ -250,9 +244,7 @@ def parse_format(name: str) -> ZetaFormat:
     if not matches:
         raise ConfigError(f"`{name}` did not match any of:\n{options_as_string()}", fix=_PARSE_FIX)
     if len(matches) > 1:
-        raise ConfigError(
-            f"`{name}` matched more than one of:\n{options_as_string()}", fix=_PARSE_FIX
-        )
+        raise ConfigError(f"`{name}` matched more than one of:\n{options_as_string()}", fix=_PARSE_FIX)
     return matches[0]
 
 

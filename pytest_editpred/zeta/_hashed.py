@@ -100,8 +100,8 @@ _MASK64 = (1 << 64) - 1
 # -- §9.4 helpers (private: no shared unified-diff module exists yet) ----------------
 
 # Rust's ``char::is_whitespace`` (Unicode White_Space); ``str.isspace`` also has \x1c-\x1f.
-_RUST_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
-    "\u2028\u2029\u202f\u205f\u3000"
+_RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + ("\u2028\u2029\u202f\u205f\u3000")
 )
 
 
@@ -474,7 +474,11 @@ def format_v0615_prompt(input: ZetaInput, max_tokens: int = 8000) -> str | None:
     selected = {key}
     taken_files = {location.file_ix}
     candidates = sorted(
-        ((excerpt.order, file_ix, excerpt_ix) for file_ix, file in enumerate(files) for excerpt_ix, excerpt in enumerate(file.excerpts)),
+        (
+            (excerpt.order, file_ix, excerpt_ix)
+            for file_ix, file in enumerate(files)
+            for excerpt_ix, excerpt in enumerate(file.excerpts)
+        ),
     )
     for _, file_ix, excerpt_ix in candidates:
         if (file_ix, excerpt_ix) == key:
@@ -753,7 +757,9 @@ def build_patch_from_spans(input: ZetaInput, spans: list[Span]) -> SpansPatch:
                     carrier = kept_item
                     break
         if new_text != snippet.text:
-            edits.append(SnippetEdit(snippet.path, snippet.file_ix, snippet.start_row, snippet.text, new_text, tuple(kept)))
+            edits.append(
+                SnippetEdit(snippet.path, snippet.file_ix, snippet.start_row, snippet.text, new_text, tuple(kept))
+            )
         diff = unified_diff_with_context(snippet.text, new_text, snippet.start_row, snippet.start_row, 3)
         if diff:
             sections.append(f"--- a/{snippet.path}\n+++ b/{snippet.path}\n{_with_newline(diff)}")
@@ -936,7 +942,7 @@ class _ExcerptFrame:
         self.end: Point = _point(self.text, len(self.text), first_row)
 
     def where(self, begin: Point, finish: Point) -> str:
-        """"inside", "outside" or "across" the excerpt, for an edit of ``begin..finish``."""
+        """ "inside", "outside" or "across" the excerpt, for an edit of ``begin..finish``."""
         if finish < self.begin or (finish == self.begin and begin < self.begin):
             return "outside"
         if begin > self.end or (begin == self.end and (finish > self.end or self.virtual)):

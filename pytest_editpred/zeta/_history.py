@@ -34,10 +34,7 @@ def render_path(path: str) -> str:
 def write_event(event: Event) -> str:
     """One event as Zed writes it; the diff (hunks only) is copied verbatim."""
     head = "// User accepted prediction:\n" if event.predicted else ""
-    return (
-        f"{head}--- a{render_path(event.old_path)}\n+++ b{render_path(event.path)}\n"
-        f"{event.diff}"
-    )
+    return f"{head}--- a{render_path(event.old_path)}\n+++ b{render_path(event.path)}\n{event.diff}"
 
 
 def format_edit_history_within_budget(

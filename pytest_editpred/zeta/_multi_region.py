@@ -59,9 +59,7 @@ class MarkerError(ValueError):
 # Rust's ``char::is_whitespace`` (Unicode White_Space); ``str.strip()`` would also
 # strip \x1c-\x1f and make a different line blank.
 _RUST_WHITESPACE: Final = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + "\u2028\u2029\u202f\u205f\u3000"
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 )
 _TAIL_WORDS: Final = frozenset({"break", "continue", "return", "throw", "end"})
 
@@ -173,9 +171,7 @@ def _blocks_with_cursor(text: str, offsets: Sequence[int], cursor: int | None) -
     return blocks
 
 
-def write_editable_with_markers(
-    section: str, text: str, cursor: int | None, offsets: Sequence[int]
-) -> str:
+def write_editable_with_markers(section: str, text: str, cursor: int | None, offsets: Sequence[int]) -> str:
     """§8.2 V0306 writer: ``section`` (what is written so far) plus the tags, each on
     its own line, each block after a newline. The newline check looks at the whole
     section, so none follows ``<<<<<<< CURRENT\\n``."""
@@ -190,9 +186,7 @@ def write_editable_with_markers(
     return out
 
 
-def write_editable_byte_exact(
-    text: str, cursor: int | None, offsets: Sequence[int], tag: Callable[[int], str]
-) -> str:
+def write_editable_byte_exact(text: str, cursor: int | None, offsets: Sequence[int], tag: Callable[[int], str]) -> str:
     """§8.2 byte-exact writer (V0316/V0317/V0318): tag, block, tag, ..., no newlines
     added; ``tag(i)`` gives the text of the i-th (0-based) tag."""
     blocks = _blocks_with_cursor(text, offsets, cursor)
@@ -481,18 +475,14 @@ def _encode_span(
     return b"".join(out).decode("utf-8")
 
 
-def encode_from_old_and_new(
-    old: str, new: str, cursor_in_new: int | None, end_marker: str
-) -> str:
+def encode_from_old_and_new(old: str, new: str, cursor_in_new: int | None, end_marker: str) -> str:
     """§8.5, the V0306 encoder: ``NO_EDITS\\n`` or one newline-framed span (no
     equal-marker adjustment, so an edit inside one block is not encodable)."""
     old, new = _newline_terminated(old), _newline_terminated(new)
     if old == new:
         return "NO_EDITS\n" + end_marker
     offsets = compute_marker_offsets(old)
-    start, end, _, _ = _choose_markers(
-        old.encode("utf-8"), new.encode("utf-8"), _char_to_byte(old, offsets), False
-    )
+    start, end, _, _ = _choose_markers(old.encode("utf-8"), new.encode("utf-8"), _char_to_byte(old, offsets), False)
     # marker offsets are line starts, hence the same edges in characters
     span_start, span_end = offsets[start], len(new) - (len(old) - offsets[end])
     span = new[span_start:span_end]
@@ -503,9 +493,7 @@ def encode_from_old_and_new(
     return f"{marker_tag(start + 1)}\n{span}{marker_tag(end + 1)}\n{end_marker}"
 
 
-def _encode_numbered(
-    old: str, new: str, cursor_in_new: int | None, end_marker: str, limits: tuple[int, int]
-) -> str:
+def _encode_numbered(old: str, new: str, cursor_in_new: int | None, end_marker: str, limits: tuple[int, int]) -> str:
     old, new = _newline_terminated(old), _newline_terminated(new)
     offsets = compute_marker_offsets_with_limits(old, *limits)
     if old == new:
@@ -515,16 +503,12 @@ def _encode_numbered(
     return body + end_marker
 
 
-def encode_from_old_and_new_v0316(
-    old: str, new: str, cursor_in_new: int | None, end_marker: str
-) -> str:
+def encode_from_old_and_new_v0316(old: str, new: str, cursor_in_new: int | None, end_marker: str) -> str:
     """§8.5 for V0316: the answer a perfect model gives, byte-exact tags."""
     return _encode_numbered(old, new, cursor_in_new, end_marker, V0316_LIMITS)
 
 
-def encode_from_old_and_new_v0318(
-    old: str, new: str, cursor_in_new: int | None, end_marker: str
-) -> str:
+def encode_from_old_and_new_v0318(old: str, new: str, cursor_in_new: int | None, end_marker: str) -> str:
     """§8.5 for V0318 (and V0327/V0420/V0608)."""
     return _encode_numbered(old, new, cursor_in_new, end_marker, V0318_LIMITS)
 

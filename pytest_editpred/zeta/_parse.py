@@ -55,8 +55,7 @@ class ParsedOutput:
 
 _FIXES: dict[ZetaFormat, str] = {
     ZetaFormat.v0226Hashline: (
-        "Answer with the whole new region, or with <|set|>I:HH / <|insert|>I:HH commands, "
-        "or <|no_edits|>."
+        "Answer with the whole new region, or with <|set|>I:HH / <|insert|>I:HH commands, or <|no_edits|>."
     ),
     ZetaFormat.V0304VariableEdit: (
         "Answer with prefix lines, <|fim_middle|>, the new text, <|fim_suffix|>, suffix lines."
@@ -69,10 +68,7 @@ _FIXES: dict[ZetaFormat, str] = {
         "<|marker+1|>; the same tag twice means no edit."
     ),
 }
-_MARKER_FIX = (
-    "Answer with the new text between two <|marker_N|> tags of the prompt; the same tag "
-    "twice means no edit."
-)
+_MARKER_FIX = "Answer with the new text between two <|marker_N|> tags of the prompt; the same tag twice means no edit."
 
 
 def _fail(format: ZetaFormat, message: str) -> PredictionError:
@@ -83,9 +79,7 @@ def _fail(format: ZetaFormat, message: str) -> PredictionError:
 # -- §9.5 hashline -------------------------------------------------------------------
 
 _RUST_WHITESPACE: Final = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + "\u2028\u2029\u202f\u205f\u3000"
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
 )
 _HEX: Final = re.compile(r"\+?[0-9a-fA-F]+")
 
@@ -302,8 +296,7 @@ def parse_output(output: str, input: ZetaInput, format: ZetaFormat) -> ParsedOut
     if format is ZetaFormat.V0615HashRegions:
         raise _fail(
             format,
-            "V0615HashRegions output addresses related-file context; "
-            "use parse_zeta2_model_output_as_patch",
+            "V0615HashRegions output addresses related-file context; use parse_zeta2_model_output_as_patch",
         )
     end_marker = format.end_marker
     if end_marker is not None and output.endswith(end_marker):
@@ -312,9 +305,7 @@ def parse_output(output: str, input: ZetaInput, format: ZetaFormat) -> ParsedOut
     es, ee = region.editable_range
     old = region.context_text[es:ee]
     try:
-        new, range_in_context, no_edits = _new_region(
-            output, format, old, region.context_text, (es, ee), region.cursor
-        )
+        new, range_in_context, no_edits = _new_region(output, format, old, region.context_text, (es, ee), region.cursor)
     except MarkerError as error:
         raise _fail(format, str(error)) from None
     except (IndexError, ValueError, OverflowError) as error:  # a guard, not a path
@@ -379,9 +370,7 @@ def _hashed_apply(input: ZetaInput, output: str) -> tuple[str, int | None] | Non
     return new_excerpt, cursor
 
 
-def apply_to_excerpt(
-    input: ZetaInput, format: AnyFormat, output: str
-) -> tuple[str, int | None] | None:
+def apply_to_excerpt(input: ZetaInput, format: AnyFormat, output: str) -> tuple[str, int | None] | None:
     """§9.4 in text form: the new cursor excerpt and the predicted cursor (a
     character offset into it), or None when the answer changes nothing.
 

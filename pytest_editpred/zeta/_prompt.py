@@ -69,7 +69,7 @@ def apply_prompt_budget_margin(max_tokens: int) -> int:
 
 
 def _nl(text: str) -> str:
-    """"+nl" of §6: a newline unless what is written so far already ends with one."""
+    """ "+nl" of §6: a newline unless what is written so far already ends with one."""
     return text if text.endswith("\n") else text + "\n"
 
 
@@ -144,9 +144,7 @@ def cursor_section(input: ZetaInput, format: ZetaFormat, region: CursorRegion) -
         return _nl(s) + MERGE_SEPARATOR
     if format is F.V0316SeedMultiRegions:
         offsets = compute_marker_offsets(editable)
-        body = write_editable_byte_exact(
-            editable, cursor_in_editable, offsets, lambda i: marker_tag(i + 1)
-        )
+        body = write_editable_byte_exact(editable, cursor_in_editable, offsets, lambda i: marker_tag(i + 1))
         return _nl(seed_hdr + before + body)
     if format is F.V0317SeedMultiRegions:
         offsets = compute_marker_offsets(editable)
@@ -162,9 +160,7 @@ def cursor_section(input: ZetaInput, format: ZetaFormat, region: CursorRegion) -
         F.V0608QwenMultiRegions,
     ):
         offsets = compute_marker_offsets_v0318(editable)
-        body = write_editable_byte_exact(
-            editable, cursor_in_editable, offsets, lambda i: marker_tag(i + 1)
-        )
+        body = write_editable_byte_exact(editable, cursor_in_editable, offsets, lambda i: marker_tag(i + 1))
         header = hdr if format is F.V0608QwenMultiRegions else seed_hdr
         return _nl(header + before + body)
     raise ValueError(f"{format} has no cursor section (V0615 is built by _hashed)")
@@ -238,15 +234,11 @@ def format_prompt(input: ZetaInput, format: AnyFormat, max_tokens: int | None = 
         history = format_edit_history_within_budget(events, _FILE_SEP, "edit_history", after_cursor, count)
         remaining = max(after_cursor - _est(history, 1), 0)
         related = format_related_files_within_budget(files, _FILE_SEP, "", remaining)
-        prompt = (
-            _FIM_PREFIX + _with_nl(related) + _with_nl(history) + section + suffix + _FIM_MIDDLE
-        )
+        prompt = _FIM_PREFIX + _with_nl(related) + _with_nl(history) + section + suffix + _FIM_MIDDLE
     else:
         suffix = _suffix_section(_SEED_SUFFIX, region)
         after_cursor = max(budget - (_est(suffix, _TOKEN_LEN) + _est(section, _TOKEN_LEN)), 0)
-        history = format_edit_history_within_budget(
-            events, _FILENAME, "edit_history", after_cursor, count
-        )
+        history = format_edit_history_within_budget(events, _FILENAME, "edit_history", after_cursor, count)
         if family is Family.SINGLE_FILE:
             prompt = suffix + _SEED_PREFIX + _with_nl(history) + section + _SEED_MIDDLE
         else:

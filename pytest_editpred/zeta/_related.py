@@ -104,9 +104,7 @@ def filter_redundant_excerpts(
     out: list[RelatedFile] = []
     for file in files:
         if file.path == cursor_path:
-            kept = tuple(
-                e for e in file.excerpts if e.start_row < rows[0] or e.end_row > rows[1]
-            )
+            kept = tuple(e for e in file.excerpts if e.start_row < rows[0] or e.end_row > rows[1])
             if kept != file.excerpts:
                 file = RelatedFile(file.path, file.max_row, kept, file.in_open_source_repo)
         if file.excerpts:

@@ -52,8 +52,8 @@ DIAGNOSTICS_TOKENS = 2000
 _DIAGNOSTICS_HEADER = "<filename>diagnostics\n"  # §4.4's header, which the teacher drops
 
 # Rust's char::is_whitespace (Python's str.strip also strips \x1c-\x1f).
-_RUST_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + (
-    "\u2028\u2029\u202f\u205f\u3000"
+_RUST_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + ("\u2028\u2029\u202f\u205f\u3000")
 )
 
 

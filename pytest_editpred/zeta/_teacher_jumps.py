@@ -50,7 +50,8 @@ _NOT_COVERED = (
 def _error(reason: str, fix: str | None = None) -> PredictionError:
     return PredictionError(
         f"{reason} (teacher-jumps)",
-        fix=fix or "The answer must be one five-backtick block per span '<|marker_A|>\\nnew text<|marker_B|>', "
+        fix=fix
+        or "The answer must be one five-backtick block per span '<|marker_A|>\\nnew text<|marker_B|>', "
         "with tags from the prompt, or NO_EDITS.",
     )
 

@@ -42,12 +42,9 @@ TEACHER_TAIL = (
 
 #: §13.2: the same tail without ``{{diagnostics}}`` (its line stays blank) and with
 #: its own last line.
-TEACHER_JUMPS_TAIL = (
-    TEACHER_TAIL.replace("{{diagnostics}}", "")
-    .replace(
-        "predict the user's next edit within the editable region.\n",
-        "predict the user's next edits as a sequence of marker-bounded spans.\n",
-    )
+TEACHER_JUMPS_TAIL = TEACHER_TAIL.replace("{{diagnostics}}", "").replace(
+    "predict the user's next edit within the editable region.\n",
+    "predict the user's next edits as a sequence of marker-bounded spans.\n",
 )
 
 _TEACHER_HEAD = f"""\

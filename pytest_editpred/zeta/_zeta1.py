@@ -101,9 +101,7 @@ def format_zeta1_excerpt(input: ZetaInput, editable: Range, context: Range) -> s
     excerpt, cursor = input.cursor_excerpt, input.cursor_offset
     (es, ee), (cs, ce) = editable, context
     if not 0 <= cs <= es <= cursor <= ee <= ce <= len(excerpt):
-        raise ValueError(
-            f"Zeta 1 needs context {context} ⊇ editable {editable} ∋ cursor {cursor} within the excerpt"
-        )
+        raise ValueError(f"Zeta 1 needs context {context} ⊇ editable {editable} ∋ cursor {cursor} within the excerpt")
     start_of_file = f"{START_OF_FILE}\n" if input.excerpt_start_row == 0 and cs == 0 else ""
     return (
         f"```{input.cursor_path}\n"

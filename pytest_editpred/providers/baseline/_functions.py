@@ -55,8 +55,23 @@ _ANY_HEADER = tuple(p for key in ("py", "go", "rs") for p in _HEADERS[key])
 
 #: Keywords that a header pattern would take for a function name (``if (x) {``).
 NOT_FUNCTIONS = frozenset(
-    ("if", "for", "while", "switch", "catch", "return", "function", "with", "elif", "else", "match", "loop",
-     "new", "await", "typeof")
+    (
+        "if",
+        "for",
+        "while",
+        "switch",
+        "catch",
+        "return",
+        "function",
+        "with",
+        "elif",
+        "else",
+        "match",
+        "loop",
+        "new",
+        "await",
+        "typeof",
+    )
 )
 
 _PARAM_PREFIX = re.compile(r"^(?:\.\.\.|\*\*?|&\s*(?:'\w+\s+)?|mut\s+|(?:public|private|protected|readonly)\s+)")

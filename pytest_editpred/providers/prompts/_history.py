@@ -20,6 +20,7 @@ __all__ = ["HISTORY_TOKENS", "git_event", "git_history"]
 
 HISTORY_TOKENS = 2048
 
+
 def git_event(event: EditEvent) -> str:
     """Zed's ``write_event``: optional accepted marker, git headers, hunks."""
     marker = f"{ACCEPTED_PREDICTION_MARKER}\n" if event.predicted else ""

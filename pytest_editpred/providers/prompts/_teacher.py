@@ -76,8 +76,7 @@ def teacher_window(request: PredictionRequest, prompt_name: str) -> TeacherWindo
 
 def _truncated(output: str) -> PredictionError:
     return PredictionError(
-        "the answer was cut off by max_tokens before it ended (teacher prompt); "
-        f"it ends with {output[-200:]!r}",
+        f"the answer was cut off by max_tokens before it ended (teacher prompt); it ends with {output[-200:]!r}",
         fix="Raise max_tokens (--editpred-max-tokens).",
     )
 

@@ -95,9 +95,7 @@ def _decoder(content_encoding: str | None) -> _Decoder:
         return _Identity()
     if len(codings) == 1 and codings[0] in ("gzip", "x-gzip", "deflate"):
         return _Inflate("deflate" if codings[0] == "deflate" else "gzip")
-    raise UnreadableBody(
-        f"the body is in Content-Encoding {content_encoding!r}; we asked for {ACCEPT_ENCODING} only"
-    )
+    raise UnreadableBody(f"the body is in Content-Encoding {content_encoding!r}; we asked for {ACCEPT_ENCODING} only")
 
 
 class BodyReader:

@@ -94,9 +94,7 @@ class ResponseCache:
 
     def __init__(self, directory: Path | None, mode: str = "readwrite") -> None:
         if mode not in CACHE_MODES:
-            raise ConfigError(
-                f"unknown cache mode {mode!r}", fix=f"Pick one of: {', '.join(CACHE_MODES)}."
-            )
+            raise ConfigError(f"unknown cache mode {mode!r}", fix=f"Pick one of: {', '.join(CACHE_MODES)}.")
         if mode == "replay-only" and directory is None:
             raise ConfigError(
                 "cache mode 'replay-only' needs a cache directory",

@@ -69,8 +69,18 @@ from ._plain_http import PlainHTTPTransport
 from ._secret import Secret, redact, redact_data, reveal_headers
 
 __all__ = [
-    "Backoff", "HTTPTransport", "HeaderHook", "Response", "Secret", "api_key", "attach", "bearer_headers",
-    "endpoint_url", "redact", "safe_url", "too_large",
+    "Backoff",
+    "HTTPTransport",
+    "HeaderHook",
+    "Response",
+    "Secret",
+    "api_key",
+    "attach",
+    "bearer_headers",
+    "endpoint_url",
+    "redact",
+    "safe_url",
+    "too_large",
 ]
 
 log = logging.getLogger("pytest_editpred.providers")
@@ -484,9 +494,7 @@ class HTTPTransport:
         except httpx.InvalidURL as error:
             raise _unusable(url, error) from None
 
-    async def post_json(
-        self, url: str, body: Mapping[str, Any], *, headers: HeaderHook | None = None
-    ) -> Response:
+    async def post_json(self, url: str, body: Mapping[str, Any], *, headers: HeaderHook | None = None) -> Response:
         """POST ``body``; the first 2xx with a JSON body, or an exception that
         carries every attempt (``error.attempts``). ``headers(key)`` gives the
         headers that carry the key (and any other fixed ones) for APIs that do not

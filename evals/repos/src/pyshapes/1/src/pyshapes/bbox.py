@@ -48,6 +48,4 @@ class BoundingBox:
         )
 
     def padded(self, margin: float) -> BoundingBox:
-        return BoundingBox(
-            self.xmin - margin, self.ymin - margin, self.xmax + margin, self.ymax + margin
-        )
+        return BoundingBox(self.xmin - margin, self.ymin - margin, self.xmax + margin, self.ymax + margin)

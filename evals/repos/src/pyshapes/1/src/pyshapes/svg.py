@@ -23,8 +23,7 @@ def render_shape(shape: Shape, stroke: str = "black", fill: str = "none") -> str
     if isinstance(shape, Rectangle):
         c = shape.corner
         return (
-            f'<rect x="{_fmt(c.x)}" y="{_fmt(c.y)}" '
-            f'width="{_fmt(shape.width)}" height="{_fmt(shape.height)}" {style}/>'
+            f'<rect x="{_fmt(c.x)}" y="{_fmt(c.y)}" width="{_fmt(shape.width)}" height="{_fmt(shape.height)}" {style}/>'
         )
     if isinstance(shape, Triangle):
         points = " ".join(f"{_fmt(v.x)},{_fmt(v.y)}" for v in shape.vertices())
@@ -44,9 +43,6 @@ def render_document(shapes: Sequence[Shape], stroke: str = "black", margin: floa
     if not shapes:
         raise ValueError("nothing to render")
     box = view_box(shapes, margin)
-    header = (
-        f'<svg xmlns="{SVG_NS}" '
-        f'viewBox="{_fmt(box.xmin)} {_fmt(box.ymin)} {_fmt(box.width)} {_fmt(box.height)}">'
-    )
+    header = f'<svg xmlns="{SVG_NS}" viewBox="{_fmt(box.xmin)} {_fmt(box.ymin)} {_fmt(box.width)} {_fmt(box.height)}">'
     body = [f"  {render_shape(shape, stroke)}" for shape in shapes]
     return "\n".join([header, *body, "</svg>"]) + "\n"

@@ -25,9 +25,7 @@ def scale(shape: Shape, factor: float, pivot: Point | None = None) -> Shape:
     if isinstance(shape, Circle):
         return Circle(shape.center.scaled(factor, pivot), shape.radius * factor)
     if isinstance(shape, Rectangle):
-        return Rectangle(
-            shape.corner.scaled(factor, pivot), shape.width * factor, shape.height * factor
-        )
+        return Rectangle(shape.corner.scaled(factor, pivot), shape.width * factor, shape.height * factor)
     if isinstance(shape, Triangle):
         return Triangle(*(v.scaled(factor, pivot) for v in shape.vertices()))
     raise TypeError(f"cannot scale {type(shape).__name__}")

@@ -25,8 +25,7 @@ def render_shape(shape: Shape, style: Style = DEFAULT_STYLE) -> str:
     if isinstance(shape, Rectangle):
         c = shape.corner
         return (
-            f'<rect x="{_fmt(c.x)}" y="{_fmt(c.y)}" '
-            f'width="{_fmt(shape.width)}" height="{_fmt(shape.height)}" {attrs}/>'
+            f'<rect x="{_fmt(c.x)}" y="{_fmt(c.y)}" width="{_fmt(shape.width)}" height="{_fmt(shape.height)}" {attrs}/>'
         )
     if isinstance(shape, (Triangle, Polygon)):
         points = " ".join(f"{_fmt(v.x)},{_fmt(v.y)}" for v in shape.vertices())
@@ -41,16 +40,11 @@ def view_box(shapes: Sequence[Shape], margin: float = 10.0) -> BoundingBox:
     return box.padded(margin)
 
 
-def render_document(
-    shapes: Sequence[Shape], style: Style = DEFAULT_STYLE, margin: float = 10.0
-) -> str:
+def render_document(shapes: Sequence[Shape], style: Style = DEFAULT_STYLE, margin: float = 10.0) -> str:
     """A complete SVG document with every shape, sized to fit them all."""
     if not shapes:
         raise ValueError("nothing to render")
     box = view_box(shapes, margin)
-    header = (
-        f'<svg xmlns="{SVG_NS}" '
-        f'viewBox="{_fmt(box.xmin)} {_fmt(box.ymin)} {_fmt(box.width)} {_fmt(box.height)}">'
-    )
+    header = f'<svg xmlns="{SVG_NS}" viewBox="{_fmt(box.xmin)} {_fmt(box.ymin)} {_fmt(box.width)} {_fmt(box.height)}">'
     body = [f"  {render_shape(shape, style)}" for shape in shapes]
     return "\n".join([header, *body, "</svg>"]) + "\n"
