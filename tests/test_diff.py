@@ -174,7 +174,10 @@ def test_accepted_prediction_marker_between_blocks_flags_the_next_section() -> N
 
 
 def test_dev_null_creates_and_deletes() -> None:
-    history = "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n"
+    history = (
+        "--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,2 @@\n+x = 1\n+y = 2\n"
+        "--- a/old.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-gone\n"
+    )
     buffers: dict[str, str] = {}
     applied = list(apply_sections(history, buffers, open_from({"old.py": "gone\n"})))
     assert buffers == {"new.py": "x = 1\ny = 2\n"}

@@ -146,7 +146,8 @@ def test_rejected_patch_fails_and_no_expected_patch_expects_no_change(project: P
             def complete(request):
                 if request.example.name == "calc--nothing":
                     return Prediction()
-                return Prediction(text=request.text.replace("def sub(a, b):\\n", "def sub(a, b):\\n    return a + b\\n"))
+                body = "def sub(a, b):\\n    return a + b\\n"
+                return Prediction(text=request.text.replace("def sub(a, b):\\n", body))
             return complete
         """
     )

@@ -255,8 +255,8 @@ def open_item(b: Browser, page: Path, item: str, more: str = "") -> None:
 def choose(b: Browser, select: str, value: str) -> None:
     """Pick ``value`` in the ``<select id=select>`` as a user does: it changes, then says so."""
     b.js(
-        "(() => { const s = document.getElementById(%s); s.value = %s; s.dispatchEvent(new Event('change', {bubbles: true})); })()"
-        % (json.dumps(select), json.dumps(value))
+        f"(() => {{ const s = document.getElementById({json.dumps(select)}); s.value = {json.dumps(value)}; "
+        "s.dispatchEvent(new Event('change', {bubbles: true})); })()"
     )
 
 

@@ -82,7 +82,10 @@ def test_the_root_conftest_defines_the_fixture_only_when_asked(server: str | Non
     env = {k: v for k, v in os.environ.items() if not k.startswith("EDITPRED_EXAMPLE_")}
     if server is not None:
         env["EDITPRED_EXAMPLE_SERVER"] = server
-    script = "import runpy, sys; ns = runpy.run_path('conftest.py'); print('editpred_completion' in ns, 'httpx' in sys.modules)"
+    script = (
+        "import runpy, sys; ns = runpy.run_path('conftest.py'); "
+        "print('editpred_completion' in ns, 'httpx' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(server is not None), "False"]

@@ -687,7 +687,10 @@ def test_hashline_cursor_shown_strictly_inside() -> None:
     ranges = ExcerptRanges(*([(0, 7)] * 3), *([(0, 7)] * 3))
     at_start = ZetaInput("h", "abc\ndef", 4, None, excerpt_ranges=ranges)
     inside = ZetaInput("h", "abc\ndef", 5, None, excerpt_ranges=ranges)
-    body = "<|file_sep|>h\n<|fim_prefix|>\n<|fim_middle|>current\n0:26|abc\n1:2f|{}\n<|fim_suffix|>\n<|fim_middle|>updated\n"
+    body = (
+        "<|file_sep|>h\n<|fim_prefix|>\n<|fim_middle|>current\n0:26|abc\n1:2f|{}\n"
+        "<|fim_suffix|>\n<|fim_middle|>updated\n"
+    )
     assert format_prompt(at_start, F.v0226Hashline) == body.format("def")
     assert format_prompt(inside, F.v0226Hashline) == body.format("d<|user_cursor|>ef")
 

@@ -268,7 +268,10 @@ def test_crossed_markers_are_invalid() -> None:
 
 
 def test_extract_editable_region_uses_the_last_markers() -> None:
-    text = "<|editable_region_start|>\nold\n<|editable_region_end|>\n<|editable_region_start|>\nnew\n\n<|editable_region_end|>"
+    text = (
+        "<|editable_region_start|>\nold\n<|editable_region_end|>\n"
+        "<|editable_region_start|>\nnew\n\n<|editable_region_end|>"
+    )
     assert extract_editable_region(text) == "new"
     assert extract_editable_region("just text\n") == "just text"
 
@@ -371,7 +374,10 @@ def test_is_no_edits_variants() -> None:
 
 # -- §13 teacher-jumps ---------------------------------------------------------------
 
-JUMPS_LAST = "Based on the edit history and context above, predict the user's next edits as a sequence of marker-bounded spans.\n"
+JUMPS_LAST = (
+    "Based on the edit history and context above, predict the user's next edits as a sequence of "
+    "marker-bounded spans.\n"
+)
 SMALL = "def area(w, h):\n    return w * h"
 OTHER = RelatedFile(
     "src/util.py", 20, (RelatedExcerpt(3, 5, "def helper():\n    pass\n"), RelatedExcerpt(8, 9, "X = 1"))

@@ -110,7 +110,10 @@ def _related_file(entry: Any) -> RetrievedFile | None:
 
 def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[RetrievedFile, ...] | None:
     """``prompt_inputs.related_files`` (Zed's ``RelatedFile`` records), if present."""
-    shape = '{"path": str, "max_row": int, "excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?}]}'
+    shape = (
+        '{"path": str, "max_row": int, '
+        '"excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?}]}'
+    )
     files = _prompt_input_records(data, "related_files", shape, _related_file, where, line)
     return None if files is None else tuple(files)
 

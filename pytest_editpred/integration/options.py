@@ -236,7 +236,8 @@ def _in_range(option: Option, number: float, source: str) -> None:
     what = f" ({option.unit})" if option.unit else ""
     raise ConfigError(
         f"{source} is {number:g}, but it must be {wanted}{what}",
-        fix=f"Give {option.flag if source.startswith('--') else 'the ini key ' + option.dest} a value {'of ' if wanted.startswith('at') else ''}{wanted}.",
+        fix=f"Give {option.flag if source.startswith('--') else 'the ini key ' + option.dest} a value "
+        f"{'of ' if wanted.startswith('at') else ''}{wanted}.",
     )
 
 

@@ -132,7 +132,8 @@ def unified_diff_with_context(old: str, new: str, old_start: int, new_start: int
         old_begin, new_begin = first[0] - lead, first[2] - lead
         old_end, new_end = last[1] + trail, last[3] + trail
         out.append(
-            f"@@ -{old_begin + 1 + old_start},{old_end - old_begin} +{new_begin + 1 + new_start},{new_end - new_begin} @@\n"
+            f"@@ -{old_begin + 1 + old_start},{old_end - old_begin} "
+            f"+{new_begin + 1 + new_start},{new_end - new_begin} @@\n"
         )
         position = old_begin
         for b0, b1, a0, a1 in group:
