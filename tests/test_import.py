@@ -13,19 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from zed_examples import ZED
 
 from pytest_editpred.cli import main
 from pytest_editpred.corpus import Imported, ImportSourceError, Skipped, import_examples
 from pytest_editpred.corpus import _canvas as common
 from pytest_editpred.example import from_markdown, to_markdown
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "examples" / "import-samples"
+SAMPLES = ZED.parent / "import-samples"  # found as the Zed examples are (tests/zed_examples.py)
 CANVAS = (
     'repository_url = "https://github.com/octocat/hello-world"\nrevision = "7fd1a60b01f91b314f59955a4e4d4e80d8edf11d"\n'
 )
-
-needs_samples = pytest.mark.skipif(not SAMPLES.is_dir(), reason="the shared import samples are not here")
-
 
 def items(fmt: str, source: Path) -> list[Imported | Skipped]:
     return list(import_examples(fmt, source))
@@ -80,7 +78,6 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str
 # --------------------------------------------------------------------------- the samples
 
 
-@needs_samples
 def test_copilot_sample_shout_exact_markdown() -> None:
     """UTF-16 offsets past 'héllo 👋' (the emoji counts two), no selection (cursor at the
     end of the last replacement), a nextUserEdit path spelled ../../../home/..., two
@@ -107,7 +104,6 @@ def test_copilot_sample_shout_exact_markdown() -> None:
     )
 
 
-@needs_samples
 def test_copilot_sample_counter_two_documents_backslash_paths() -> None:
     """Backslash paths become '/', both documents are created, each change is a
     history block in log order, the selection is the cursor, and the two nextEdit
@@ -132,7 +128,6 @@ def test_copilot_sample_counter_two_documents_backslash_paths() -> None:
     assert example.rejected_patch is not None and "+    int reset();\n" in example.rejected_patch
 
 
-@needs_samples
 def test_copilot_sample_directory_skips_the_fixture_without_next_edit() -> None:
     results = items("copilot-nes", SAMPLES / "copilot-nes")
     assert [type(r).__name__ for r in results] == ["Imported", "Skipped", "Imported"]
@@ -142,7 +137,6 @@ def test_copilot_sample_directory_skips_the_fixture_without_next_edit() -> None:
     assert skipped.message == "the recording has no nextUserEdit: there is no next edit to predict"
 
 
-@needs_samples
 def test_nep_sample_exact() -> None:
     results = items("nep", SAMPLES / "nep" / "sample.jsonl")
     assert [r.example.name for r in results if isinstance(r, Imported)] == ["nep-001", "nep-002", "nep-003"]
@@ -169,7 +163,6 @@ def test_nep_sample_exact() -> None:
     assert third.example.cursor_excerpt()[1] == len("const PI = Math.PI;")
 
 
-@needs_samples
 def test_crosscodeeval_sample_exact() -> None:
     first, second = items("crosscodeeval", SAMPLES / "crosscodeeval" / "sample.jsonl")
     assert isinstance(first, Imported) and isinstance(second, Imported)
@@ -424,7 +417,6 @@ def test_cli_summary_counts_and_exit_status(tmp_path: Path, capsys: pytest.Captu
     assert cli(capsys, "import", "nep", good, "-o", out, "--force")[0] == 0
 
 
-@needs_samples
 def test_cli_dropped_count_and_jsonl_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, stdout, stderr = cli(capsys, "import", "copilot-nes", SAMPLES / "copilot-nes", "-o", tmp_path / "md")
     assert code == 1 and stderr.count("\n") == 1 and "no-next-edit/recording.w.json: " in stderr
@@ -575,3 +567,7 @@ def test_an_explicit_mapping_wins_over_the_shipped_canvas(imported: tuple[Path, 
     )
     assert result.returncode != 0
     assert f"is mapped to {missing}, which does not exist" in result.stdout + result.stderr
+
+
+def test_the_import_samples_are_there() -> None:
+    assert (SAMPLES / "nep" / "sample.jsonl").is_file(), f"the import samples are not in {SAMPLES}"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from gitrepos import make_repo
+from zed_examples import FLASK_BUNDLE, FLASK_URL, ZED
 
 from pytest_editpred.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 URL = "https://github.com/acme/calc"
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 
@@ -300,14 +300,13 @@ def test_quiet_on_this_repositorys_corpus(capsys: pytest.CaptureFixture[str]) ->
     assert out.startswith("29 examples in 27 files: no findings")
 
 
-@pytest.mark.skipif(not (SHARED / "repos" / "flask-2fec0b2.bundle").exists(), reason="needs ../shared")
 def test_quiet_on_zeds_flask_example(capsys: pytest.CaptureFixture[str]) -> None:
     status, err, _ = lint(
         ROOT,
         capsys,
-        "../shared/examples/zed/flask--add-test-function.md",
+        str(ZED / "flask--add-test-function.md"),
         "--editpred-repo",
-        "https://github.com/pallets/flask=../shared/repos/flask-2fec0b2.bundle",
+        f"{FLASK_URL}={FLASK_BUNDLE}",
     )
     assert (status, err) == (0, [])
 
@@ -327,3 +326,23 @@ def test_help_describes_every_option(capsys: pytest.CaptureFixture[str]) -> None
     for option in ("--editpred-repo URL=PATH", "--editpred-offline", "--editpred-cache-dir DIR", "PATH"):
         assert option in text
     assert textwrap.dedent(text)
+
+
+def test_quiet_on_what_split_commit_and_import_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the corpus builders write is sound: lint finds nothing (oracle passes, noop
+    fails, every patch applies), offline, the canvas repository from the package."""
+    flask, imported = tmp_path / "flask", tmp_path / "imported"
+    cut = ["split-commit", str(FLASK_BUNDLE), "HEAD~40..HEAD", "-o", str(flask), "-n", "2", "--url", FLASK_URL]
+    assert main(cut) == 0
+    samples = ZED.parent / "import-samples"
+    for fmt, source in (("copilot-nes", samples / "copilot-nes"), ("nep", samples / "nep" / "sample.jsonl"),
+                        ("crosscodeeval", samples / "crosscodeeval" / "sample.jsonl")):  # fmt: skip
+        main(["import", fmt, str(source), "-o", str(imported / fmt)])  # 1: the samples' no-next-edit fixture
+    capsys.readouterr()
+    written = sorted(flask.glob("*.md")) + sorted(imported.rglob("*.md"))
+    assert len(written) >= 10
+    cache = str(tmp_path / "cache")
+    status, err, out = lint(tmp_path, capsys, "flask", "imported", "--editpred-repo", f"{FLASK_URL}={FLASK_BUNDLE}",
+                            "--editpred-offline", "--editpred-cache-dir", cache)  # fmt: skip
+    assert (status, err) == (0, []), err
+    assert out.startswith(f"{len(written)} examples in {len(written)} files: no findings")

@@ -597,7 +597,6 @@ def test_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFi
     assert check_with_plugin(out, URL, repo) >= 6
 
 
-@pytest.mark.skipif(not FLASK_BUNDLE.is_file(), reason="the flask bundle is not beside this checkout")
 def test_flask_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "flask"
     status, stdout, err = run_cli(
