@@ -25,6 +25,7 @@ CANVAS = (
     'repository_url = "https://github.com/octocat/hello-world"\nrevision = "7fd1a60b01f91b314f59955a4e4d4e80d8edf11d"\n'
 )
 
+
 def items(fmt: str, source: Path) -> list[Imported | Skipped]:
     return list(import_examples(fmt, source))
 
