@@ -31,7 +31,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import threading
@@ -39,11 +38,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from .._diff import apply_sections
 from .._exceptions import EditPredError, GitError
 from ..example import Example, from_json, from_markdown, to_json, to_markdown
+from ..scene import GIT_CONFIG, GIT_LOCAL, git_isolated_environment, git_kill, git_start
 
 __all__ = [
     "DEPARTURES",
@@ -1014,61 +1014,32 @@ def generate(
 # git
 
 
-_INHERITED = re.compile(
-    r"GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|"
-    r"NAMESPACE|PREFIX|SHALLOW_FILE|GRAFT_FILE|QUARANTINE_PATH|CONFIG_PARAMETERS|CONFIG_COUNT|"
-    r"CONFIG_KEY_\d+|CONFIG_VALUE_\d+|CEILING_DIRECTORIES|CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_NOSYSTEM)"
-)
+#: What ``git log -p`` must not take from anywhere else: the scene's pins, and the
+#: settings that change a diff's text.
 _CONFIG = [
-    arg
-    for setting in (
-        "protocol.ext.allow=never",
-        "protocol.fd.allow=never",
-        f"core.hooksPath={os.devnull}",
-        "core.fsmonitor=false",
-        "gc.auto=0",
-        "maintenance.auto=false",
-        "core.quotePath=false",
-        "core.autocrlf=false",
-        "submodule.recurse=false",
-        "log.showSignature=false",
-        "diff.noprefix=false",
-        "diff.mnemonicPrefix=false",
-        "color.ui=false",
-    )
-    for arg in ("-c", setting)
+    *GIT_CONFIG,
+    *(
+        arg
+        for setting in (
+            "core.quotePath=false",
+            "log.showSignature=false",
+            "diff.noprefix=false",
+            "diff.mnemonicPrefix=false",
+            "color.ui=false",
+        )
+        for arg in ("-c", setting)
+    ),
 ]
 
 
 def _environment(**extra: str) -> dict[str, str]:
-    """Ours, minus what a git hook exported, without the user's and system's git
-    configuration (they would change the diff), never prompting."""
-    variables = {k: v for k, v in os.environ.items() if not _INHERITED.fullmatch(k)}
-    variables.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_ALLOW_PROTOCOL="file",
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GCM_INTERACTIVE="never",
-        LC_ALL="C",
-        **extra,
-    )
-    return variables
+    """The scene's environment for git, isolated from the user's and system's git
+    configuration (they would change the diff), local repositories only."""
+    return git_isolated_environment(GIT_LOCAL, **extra)
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL) if os.name == "posix" else proc.kill()
-    except OSError:
-        pass
-    proc.wait()
-
-
-def _start(args: list[str], **options: object) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(["git", *args], start_new_session=os.name == "posix", **options)  # type: ignore[call-overload,no-any-return]
-    except OSError as error:
-        raise GitError(f"git could not be started: {error}", fix="Install git and put it on PATH.") from None
+def _start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    return git_start(["git", *args], start_new_session=os.name == "posix", **options)
 
 
 def _git(
@@ -1086,10 +1057,10 @@ def _git(
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill(proc)
+        git_kill(proc)
         raise GitError(f"git {args[0] if args else ''} did not finish within {timeout:g} s") from None
     except BaseException:
-        _kill(proc)
+        git_kill(proc)
         raise
     lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
     return proc.returncode, out, (lines[0] if lines else "")
@@ -1139,7 +1110,7 @@ class Repository:
             try:
                 self._catfile.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                _kill(self._catfile)
+                git_kill(self._catfile)
             if self._catfile.stdout is not None:
                 self._catfile.stdout.close()
             self._catfile = None
@@ -1365,7 +1336,7 @@ def read_commits(repo: Repository, revisions: Sequence[str], max_count: int | No
             stdout=subprocess.PIPE,
             stderr=errors,
         )
-        timer = threading.Timer(LOG_TIMEOUT, _kill, (proc,))
+        timer = threading.Timer(LOG_TIMEOUT, git_kill, (proc,))
         timer.daemon = True
         timer.start()
         try:
@@ -1373,7 +1344,7 @@ def read_commits(repo: Repository, revisions: Sequence[str], max_count: int | No
         finally:
             timer.cancel()
             if proc.poll() is None:
-                _kill(proc)
+                git_kill(proc)
             proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()

@@ -7,6 +7,11 @@ Repository URLs, the local mirror cache and every git call live here; patches ar
 applied to buffers here too, since the oracle and the judge both need that.
 """
 
+from ._git import CONFIG as GIT_CONFIG
+from ._git import LOCAL as GIT_LOCAL
+from ._git import isolated_environment as git_isolated_environment
+from ._git import kill as git_kill
+from ._git import start as git_start
 from ._patch import Patched, apply_patch
 from ._repository import RepositoryCache, default_cache_dir
 from ._request import Cursor, EditEvent, Excerpt, PredictionRequest, compute_excerpt, hunks
@@ -14,6 +19,11 @@ from ._scene import Scene, build_scene, unified_diff
 from ._urls import redact, split_path
 
 __all__ = [
+    "GIT_CONFIG",
+    "GIT_LOCAL",
+    "git_isolated_environment",
+    "git_kill",
+    "git_start",
     "Cursor",
     "EditEvent",
     "Excerpt",

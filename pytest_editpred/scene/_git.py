@@ -28,6 +28,7 @@ __all__ = [
     "Entries",
     "credential_helper",
     "environment",
+    "isolated_environment",
     "kill",
     "parse_tree",
     "run",
@@ -91,6 +92,18 @@ def environment(protocols: str, **extra: str) -> dict[str, str]:
     variables.update(
         GIT_TERMINAL_PROMPT="0", GIT_ALLOW_PROTOCOL=protocols, GCM_INTERACTIVE="never", GIT_LFS_SKIP_SMUDGE="1", **extra
     )
+    return variables
+
+
+def isolated_environment(protocols: str, **extra: str) -> dict[str, str]:
+    """:func:`environment` without the user's and the system's git configuration, in
+    the C locale: for output that must be the same on every machine (``editpred
+    split-commit`` writes examples from ``git log -p``). A scene keeps the user's
+    configuration (proxies, URL rewrites, credentials) and pins what would change it
+    with :data:`CONFIG` instead."""
+    variables = environment(protocols)
+    variables.pop("GIT_CEILING_DIRECTORIES", None)
+    variables.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, LC_ALL="C", **extra)
     return variables
 
 
