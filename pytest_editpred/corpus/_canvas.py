@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -152,6 +152,20 @@ Item = Imported | Skipped
 
 
 # --------------------------------------------------------------------------- reading
+
+
+def import_rows(source: Path, make: Callable[[object, int], tuple[Example, int]]) -> Iterator[Item]:
+    """Every row of a JSONL data set made an example by ``make`` (the example and how
+    many of the row's pieces it dropped), or a skip naming the row's line."""
+    where = str(source)
+    for number, row in json_rows(source):
+        try:
+            if isinstance(row, ItemError):
+                raise row
+            example, dropped = make(row, number)
+            yield Imported(example, where, number, dropped=dropped)
+        except ItemError as error:
+            yield Skipped(where, number, error.message, error.fix)
 
 
 def json_rows(source: Path) -> Iterator[tuple[int, object | ItemError]]:

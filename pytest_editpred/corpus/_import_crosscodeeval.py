@@ -20,15 +20,13 @@ from pathlib import Path
 
 from ..example import Example
 from ._canvas import (
-    Imported,
     Item,
     ItemError,
-    Skipped,
     canvas_example,
     check_path,
     edit_diff,
     field,
-    json_rows,
+    import_rows,
     json_type,
     language,
 )
@@ -41,15 +39,7 @@ _FIX_ROW = "Each row needs prompt, groundtruth, right_context and metadata {task
 
 def import_crosscodeeval(source: Path) -> Iterator[Item]:
     """Every row of a CrossCodeEval ``.jsonl`` file, as an example or a skip."""
-    where = str(source)
-    for number, row in json_rows(source):
-        try:
-            if isinstance(row, ItemError):
-                raise row
-            example, chunks = crosscodeeval_example(row)
-            yield Imported(example, where, number, dropped=chunks)
-        except ItemError as error:
-            yield Skipped(where, number, error.message, error.fix)
+    return import_rows(source, lambda row, _: crosscodeeval_example(row))
 
 
 def crosscodeeval_example(row: object) -> tuple[Example, int]:

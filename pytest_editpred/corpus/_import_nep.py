@@ -18,16 +18,14 @@ from pathlib import Path
 
 from ..example import Example
 from ._canvas import (
-    Imported,
     Item,
     ItemError,
-    Skipped,
     canvas_example,
     check_path,
     edit_diff,
     field,
     history_cursor,
-    json_rows,
+    import_rows,
     json_type,
     language,
 )
@@ -39,14 +37,7 @@ _FIX_ROW = "Each row needs the string fields new_file, old_contents, current_con
 
 def import_nep(source: Path) -> Iterator[Item]:
     """Every row of a NEP ``.jsonl`` file, as an example or a skip naming its line."""
-    where = str(source)
-    for number, row in json_rows(source):
-        try:
-            if isinstance(row, ItemError):
-                raise row
-            yield Imported(nep_example(row, number), where, number)
-        except ItemError as error:
-            yield Skipped(where, number, error.message, error.fix)
+    return import_rows(source, lambda row, number: (nep_example(row, number), 0))
 
 
 def nep_example(row: object, number: int) -> Example:
