@@ -53,7 +53,6 @@ __all__ = [
     "example_files",
     "find_ini",
     "lint",
-    "parse_repo_line",
     "settings_from",
 ]
 
@@ -210,24 +209,6 @@ def find_ini(paths: Sequence[Path], invocation_dir: Path | None = None) -> IniFi
     return IniFile(None, {})
 
 
-def parse_repo_line(line: str, *, ini: bool) -> tuple[str, str]:
-    """``URL = PATH`` (ini ``editpred_repos``) or ``URL=PATH`` (``--editpred-repo``),
-    split as the plugin splits them (``integration.options.repo_mappings``, which
-    imports pytest and so cannot be called from here)."""
-    if ini:
-        url, sep, path = line.partition(" = ") if " = " in line else line.partition("=")
-        if not sep or not url.strip() or not path.strip():
-            raise ConfigError(f"ini editpred_repos: cannot read {line!r}", fix="Write one 'URL = PATH' a line.")
-    else:
-        url, sep, path = line.partition("=")
-        if not sep or not url or not path:
-            raise ConfigError(
-                f"--editpred-repo {line!r}: expected URL=PATH",
-                fix="For example --editpred-repo https://github.com/o/r=../r.bundle",
-            )
-    return url.strip(), path.strip()
-
-
 def _number(ini: IniFile, key: str, kind: type[int] | type[float], default: float) -> Any:
     raw = ini.text(key)
     if raw is None:
@@ -250,12 +231,14 @@ def settings_from(
 ) -> LintSettings:
     """The settings the plugin would take from ``ini`` and these options (the command
     line wins; mapping paths in the ini are relative to its folder)."""
+    from ..scene import parse_repo_mapping
+
     mappings: dict[str, Path] = {}
     for line in ini.lines("editpred_repos"):
-        url, path = parse_repo_line(line, ini=True)
+        url, path = parse_repo_mapping(line, ini=True)
         mappings[url] = (ini.base / path).resolve()
     for item in repos:
-        url, path = parse_repo_line(item, ini=False)
+        url, path = parse_repo_mapping(item, ini=False)
         mappings[url] = Path(path).expanduser().resolve()
     if cache_dir:
         cache = Path(cache_dir).expanduser().resolve()

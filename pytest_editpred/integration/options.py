@@ -301,21 +301,16 @@ def limits_from(config: pytest.Config) -> Limits:
 
 def repo_mappings(config: pytest.Config) -> dict[str, Path]:
     """``--editpred-repo URL=PATH`` and ini ``editpred_repos`` (relative to the ini file)."""
+    from ..scene import parse_repo_mapping
+
     mappings: dict[str, Path] = {}
     base = _ini_base(config)
     for line in config.getini("editpred_repos") or []:
-        url, sep, path = line.partition(" = ") if " = " in line else line.partition("=")
-        if not sep or not url.strip() or not path.strip():
-            raise ConfigError(f"ini editpred_repos: cannot read {line!r}", fix="Write one 'URL = PATH' a line.")
-        mappings[url.strip()] = (base / path.strip()).resolve()
+        url, path = parse_repo_mapping(line, ini=True)
+        mappings[url] = (base / path).resolve()
     for item in getattr(config.option, "editpred_repo", None) or []:
-        url, sep, path = item.partition("=")
-        if not sep or not url or not path:
-            raise ConfigError(
-                f"--editpred-repo {item!r}: expected URL=PATH",
-                fix="For example --editpred-repo https://github.com/o/r=../r.bundle",
-            )
-        mappings[url.strip()] = Path(path.strip()).expanduser().resolve()
+        url, path = parse_repo_mapping(item, ini=False)
+        mappings[url] = Path(path).expanduser().resolve()
     return mappings
 
 

@@ -16,7 +16,7 @@ from ._patch import Patched, apply_patch
 from ._repository import RepositoryCache, default_cache_dir
 from ._request import Cursor, EditEvent, Excerpt, PredictionRequest, compute_excerpt, hunks
 from ._scene import Scene, build_scene, unified_diff
-from ._urls import redact, split_path
+from ._urls import parse_repo_mapping, redact, split_path
 
 __all__ = [
     "GIT_CONFIG",
@@ -36,6 +36,7 @@ __all__ = [
     "compute_excerpt",
     "default_cache_dir",
     "hunks",
+    "parse_repo_mapping",
     "redact",
     "split_path",
     "unified_diff",

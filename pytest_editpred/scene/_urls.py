@@ -31,10 +31,11 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .._exceptions import InvalidRevisionError, RefusedRepositoryError, UnsafePathError
+from .._exceptions import ConfigError, InvalidRevisionError, RefusedRepositoryError, UnsafePathError
 
 __all__ = [
     "RepoURL",
+    "parse_repo_mapping",
     "follow_link",
     "join_inside",
     "parse_url",
@@ -299,3 +300,21 @@ def join_inside(root: Path, path: str) -> Path:
     if real != real_root and real_root not in real.parents:
         raise UnsafePathError(f"{path} leads out of the worktree {root} (to {real}) by a symlink")
     return real
+
+
+def parse_repo_mapping(line: str, *, ini: bool) -> tuple[str, str]:
+    """``(url, path)`` of one mapping: ``URL = PATH`` (a line of ini ``editpred_repos``)
+    or ``URL=PATH`` (``--editpred-repo``). The plugin and ``editpred lint`` read the
+    same lines, so they split them here, once."""
+    if ini:
+        url, sep, path = line.partition(" = ") if " = " in line else line.partition("=")
+        if not sep or not url.strip() or not path.strip():
+            raise ConfigError(f"ini editpred_repos: cannot read {line!r}", fix="Write one 'URL = PATH' a line.")
+    else:
+        url, sep, path = line.partition("=")
+        if not sep or not url or not path:
+            raise ConfigError(
+                f"--editpred-repo {line!r}: expected URL=PATH",
+                fix="For example --editpred-repo https://github.com/o/r=../r.bundle",
+            )
+    return url.strip(), path.strip()
