@@ -13,26 +13,13 @@ import pytest
 from gitrepos import make_repo
 from zed_examples import FLASK_BUNDLE, FLASK_URL, ZED
 
+from conftest import CALC, SUB
 from pytest_editpred.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 URL = "https://github.com/acme/calc"
-CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
-
-HISTORY = """\
-## Edit History
-
-```diff
---- a/calc.py
-+++ b/calc.py
-@@ -5,2 +5,5 @@
- def mul(a, b):
-     return a * b
-+
-+
-+def sub(a, b):
-```
-"""
+#: The calc project's edit history, as the plugin tests' ``calc--sub`` example has it.
+HISTORY = SUB[1 : SUB.index("\n## Cursor Position")]
 
 CURSOR = """\
 ## Cursor Position
