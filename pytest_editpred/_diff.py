@@ -800,6 +800,13 @@ def reverse_diff(diff: str) -> str:
 
     Lines are joined with ``\\n``; the result ends with one exactly when ``diff``
     does (a ``\\r`` before a ``\\n`` is dropped, as :func:`split_lines` does).
+
+    Zed's ``reverse_diff`` swaps the two header lines as text (``+++ a/file.rs``
+    then ``--- b/file.rs``). Here the paths stay readable, on purpose: the only
+    caller is the scene's rollback of an edit history already in the uncommitted
+    diff, which applies the result at once, so no header reaches a score, a record
+    or any output (``tests/test_port_rules.py`` checks that), and a renamed file
+    rolls back to its old name.
     """
     out: list[str] = []
     pending_old: str | None = None

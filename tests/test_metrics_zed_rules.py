@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 from pytest_editpred.metrics import (
     JumpLocation,
     TokenChanges,
+    _chrf,
     _jump,
     _tokens,
     comparison_units,
     compute_kept_rate,
+    delta_chr_f,
     has_isolated_whitespace_changes,
     lcs_length,
     patch_location_match,
@@ -140,9 +142,12 @@ def test_jump_rates_with_counts() -> None:
         ("@@ -5,2 +5,3 @@\n a\n+b\n c\n", {4, 5}),
         # an insertion with no context at all anchors nowhere (was {0}).
         ("@@ -0,0 +1,2 @@\n+a\n+b\n", set()),
-        # a garbage (empty) line after "+b" is not context: only " a", row 4 (was {4, 5});
-        # " c" is old row 5 but does not touch the insertion.
+        # a garbage (empty) line after "+b" is not context: only " a", row 4;
+        # " c" is old row 5 but is not the line right after the run.
         ("@@ -5,2 +5,3 @@\n a\n+b\n\n c\n", {4}),
+        # garbage *before* the run neither sets nor clears the last context row:
+        # " a" (row 4) still anchors "+b", and " c" (row 5) follows it (was {5}).
+        ("@@ -5,2 +5,3 @@\n a\n\n+b\n c\n", {4, 5}),
         # deleted rows are anchors as before: " a" row 4, "-b" row 5.
         ("@@ -5,3 +5,2 @@\n a\n-b\n c\n", {5}),
         # a run with a deletion is not a pure insertion: only its deleted rows, 5 and 6.
@@ -150,7 +155,29 @@ def test_jump_rates_with_counts() -> None:
     ],
 )
 def test_pure_insertion_anchors_only_beside_context(hunk: str, rows: set[int]) -> None:
-    assert _jump._anchors(HEADER + hunk) == {"f.py": tuple(sorted(rows))}
+    assert _jump.patch_anchors(HEADER + hunk).rows == ({"f.py": tuple(sorted(rows))} if rows else {})
+
+
+def test_anchors_across_a_garbage_line_as_zed_counts_them() -> None:
+    # Issue 23's case: " a" sets the last context row (0); the empty line is garbage
+    # and neither sets nor clears it; "+x" is a pure insertion anchored at 0 and,
+    # the next line " b" being context, at the current old row 1. Against an empty
+    # prediction both anchors are missed: lines_fn 2 (the old reading gave 1).
+    expected = "@@ -1,3 +1,4 @@\n a\n\n+x\n b\n"
+    result = patch_location_match(expected, "")
+    assert (result.lines_tp, result.lines_fp, result.lines_fn) == (0, 0, 2)
+
+
+def test_the_last_context_row_is_cleared_after_a_run() -> None:
+    # " a" (row 4), then the run "-b" (row 5, an anchor), ended by a garbage line;
+    # the run clears the last context row. The next run "+y" is a pure insertion
+    # with no context row set before it and " d" (row 6) right after it: anchors
+    # {5, 6}, not {4, 5, 6}.
+    hunk = "@@ -5,3 +5,3 @@\n a\n-b\n\n+y\n d\n"
+    assert _jump.patch_anchors(HEADER + hunk).rows == {"f.py": (5, 6)}
+    # and a context line after a run sets it again: " c" (row 6) anchors "+z".
+    hunk = "@@ -5,3 +5,4 @@\n a\n-b\n c\n+z\n"
+    assert _jump.patch_anchors(HEADER + hunk).rows == {"f.py": (5, 6)}
 
 
 def test_pure_insertion_anchor_counts() -> None:
@@ -229,27 +256,58 @@ def test_files_with_only_context_or_headers_are_not_edited() -> None:
     assert patch_location_match(expected, garbage_only).files_fp == 0
 
 
-def test_a_file_with_changes_but_no_anchor_rows_is_edited() -> None:
-    # a new file: one pure insertion with no context, so no anchor rows (rule 4), but
-    # it has a "+" line: an edited file. Files tp 1, no lines at all.
+def test_an_actual_file_counts_only_with_an_anchor_row() -> None:
+    # A new file: one pure insertion with no context, so no anchor rows (rule 4). On
+    # the expected side it has a "+" line, so it is an edited file; on the actual
+    # side a file counts only with an anchor row, so it is not there. Scored
+    # against itself: files tp 0, fp 0, fn 1 (Zed), no lines at all.
     new_file = "--- /dev/null\n+++ b/n.py\n@@ -0,0 +1,1 @@\n+x\n"
     result = patch_location_match(new_file, new_file)
-    assert (result.files_tp, result.files_fp, result.files_fn) == (1, 0, 0)
+    assert (result.files_tp, result.files_fp, result.files_fn) == (0, 0, 1)
     assert (result.lines_tp, result.lines_fp, result.lines_fn) == (0, 0, 0)
-    assert result.lines_f1 == 1.0 and result.files_f1 == 1.0
+    assert result.lines_f1 == 1.0 and result.files_f1 == 0.0
+    # issue 23's form, no file header at all: the same.
+    bare = "@@ -0,0 +1,1 @@\n+x\n"
+    result = patch_location_match(bare, bare)
+    assert (result.files_tp, result.files_fp, result.files_fn) == (0, 0, 1)
 
 
-def test_headerless_lines_are_filed_under_the_empty_path() -> None:
-    # "-a" with no header at all: path "", no "@@" so old row 0. The actual patch has
-    # a "@@ -1" header but no file header: path "", old row 0 too. Files tp 1, lines tp 1.
-    (hunk,) = parse_patch("-a\n+b\n")
-    assert (hunk.path, hunk.old_start) == ("", 0)
-    result = patch_location_match("-a\n+b\n", "@@ -1,1 +1,1 @@\n-a\n+c\n")
+def test_lines_before_the_first_header_are_skipped() -> None:
+    # Nothing starts with "--- ", "+++" or "@@": the whole patch is preamble.
+    assert parse_patch("-a\n+b\n") == []
+    assert parse_patch("commit 1234\n\n-a\n+b\n@@ -1,1 +1,1 @@\n-a\n") == [
+        parse_patch("@@ -1,1 +1,1 @@\n-a\n")[0]
+    ]
+    # an "@@ -1" header with no file header: path "", old row 0, on both sides.
+    result = patch_location_match("@@ -1,1 +1,1 @@\n-a\n+b\n", "@@ -1,1 +1,1 @@\n-a\n+c\n")
     assert (result.files_tp, result.files_fp, result.files_fn) == (1, 0, 0)
     assert (result.lines_tp, result.lines_fp, result.lines_fn) == (1, 0, 0)
-    # against a named file they are different files: tp 0, fp 1, fn 1
-    named = patch_location_match(EDIT_ROW_0, "-a\n+b\n")
-    assert (named.files_tp, named.files_fp, named.files_fn) == (0, 1, 1)
+
+
+def test_change_lines_before_any_hunk_header_go_to_the_empty_path() -> None:
+    # Issue 23's case: the actual patch names f.txt but has no "@@": its lines go to
+    # a hunk with path "" and start 0 (" a" row 0, "-b" row 1), whatever file was
+    # named. So the two patches edit different files: tp 0, fp 1, fn 1.
+    expected = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+    actual = "--- a/f.txt\n+++ b/f.txt\n a\n-b\n+c\n"
+    (hunk,) = parse_patch(actual)
+    assert (hunk.path, hunk.old_start) == ("", 0)
+    result = patch_location_match(expected, actual)
+    assert (result.files_tp, result.files_fp, result.files_fn) == (0, 1, 1)
+    assert (result.lines_tp, result.lines_fp, result.lines_fn) == (0, 1, 1)
+
+
+def test_a_file_header_inside_a_hunk_renames_later_hunks_without_closing() -> None:
+    # A deleted SQL comment "-- old" reads as a file header "--- old": the deletion
+    # vanishes, the hunk stays open (its "+new" is still in it, under f.sql), and
+    # the next hunk is filed under "old".
+    patch = "--- a/f.sql\n+++ b/f.sql\n@@ -1,2 +1,2 @@\n x\n--- old\n+new\n@@ -9,1 +9,1 @@\n-y\n+z\n"
+    first, second = parse_patch(patch)
+    assert (first.path, first.lines) == ("f.sql", ((" ", "x"), ("+", "new")))
+    assert (second.path, second.old_start) == ("old", 9)
+    # /dev/null names nothing: the hunk keeps the file named before it.
+    (hunk,) = parse_patch("--- a/gone.py\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-x\n")
+    assert hunk.path == "gone.py"
 
 
 # ------------------------------------------------------------------------ rule 7: speed
@@ -296,25 +354,20 @@ def test_token_changes_of_an_unrelated_huge_rewrite_are_upper_bounds_and_say_so(
 
 def test_jump_location_with_thousands_of_anchor_rows() -> None:
     # expected deletes old rows 0..19999, actual old rows 15..20014. Each actual row
-    # r <= 19999 takes expected r (distance 0): 19985 tp. Actual rows 20000..20014
-    # are >= 19986 rows from the free expected rows 0..14: 15 fp, 15 fn.
+    # r takes the smallest free expected row within 20, r - 15: all 20,000 match.
     expected = HEADER + "@@ -1,20000 +1,0 @@\n" + "-x\n" * 20_000
     actual = HEADER + "@@ -16,20000 +16,0 @@\n" + "-x\n" * 20_000
     result = patch_location_match(expected, actual)
-    assert (result.lines_tp, result.lines_fp, result.lines_fn) == (19_985, 15, 15)
+    assert (result.lines_tp, result.lines_fp, result.lines_fn) == (20_000, 0, 0)
 
 
 def _greedy_reference(expected: set[int], actual: set[int]) -> tuple[int, int, int]:
     """The matching rule written the slow, obvious way: for each actual row in
-    ascending order, the nearest free expected row within 20, ties to the smaller."""
+    ascending order, the smallest free expected row within 20."""
     free = sorted(expected)
     tp = fp = 0
     for row in sorted(actual):
-        best = None
-        for candidate in free:
-            distance = abs(candidate - row)
-            if distance <= 20 and (best is None or distance < abs(best - row)):
-                best = candidate
+        best = next((candidate for candidate in free if abs(candidate - row) <= 20), None)
         if best is None:
             fp += 1
         else:
@@ -341,6 +394,14 @@ def test_greedy_tie_goes_to_the_smaller_expected_row() -> None:
     # expected rows 10 and 30, actual row 20: both 10 away, 10 is taken; then actual
     # row 41 is 11 from 30: a match. (Taking 30 first would leave 41 unmatched.)
     result = patch_location_match(HEADER + _deletions({10, 30}), HEADER + _deletions({20, 41}))
+    assert (result.lines_tp, result.lines_fp, result.lines_fn) == (2, 0, 0)
+
+
+def test_each_actual_row_takes_the_smallest_free_row_not_the_nearest() -> None:
+    # Issue 23's case: expected {0, 10}, actual {10, 25}. Row 10 takes 0 (the
+    # smallest within 20), row 25 takes 10 (15 away): tp 2. Nearest-first matched
+    # 10 with 10 and left 25 with nothing (0 is 25 away): tp 1.
+    result = patch_location_match(HEADER + _deletions({0, 10}), HEADER + _deletions({10, 25}))
     assert (result.lines_tp, result.lines_fp, result.lines_fn) == (2, 0, 0)
 
 
@@ -390,3 +451,23 @@ def test_lcs_length_over_the_limit_says_so() -> None:
     with pytest.raises(_tokens.LCSTooLarge, match="over the limit"):
         lcs_length(list("abcd"), list("wxyz"), max_cells=15)
     assert lcs_length(list("abcd"), list("wxyz"), max_cells=16) == 0
+
+
+# ------------------------------------------------- Zed's unit tests: extract_changed_regions
+
+
+def test_identical_texts_have_no_changed_region() -> None:
+    # Zed's test: extract_changed_regions("identical text", "identical text") gives
+    # ("", ""), not the last order - 1 characters as context.
+    assert _chrf._changed_region("identical text", "identical text") == ("", "")
+    # a real change still keeps up to 5 characters of context on each side
+    assert _chrf._changed_region("one two three", "one two four") == (" two three", " two four")
+
+
+def test_a_change_that_collapsing_undoes_is_no_change_in_every_order() -> None:
+    # Expected: nothing changes; actual: "a  b" -> "a b", which whitespace
+    # collapsing makes identical to the original. Both regions are then empty, so
+    # every order has no n-grams on either side and adds P = R = 1: score 100. (A
+    # 4-character region "a b\n" gave orders 1-4 no hits: P = R = 2/6, 33.3.)
+    result = delta_chr_f("a  b\n", "a  b\n", "a b\n")
+    assert (result.score, result.precision, result.recall) == (100.0, 1.0, 1.0)

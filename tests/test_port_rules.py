@@ -10,6 +10,8 @@ Each expected value is worked out by hand from the rule, in a comment next to it
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from greet_sample import request
 from llm_server import LLMServer, llm_server_fixture  # noqa: F401  (the llm_server fixture)
@@ -119,6 +121,26 @@ def test_reverse_diff_keeps_the_paths_under_the_prefix_rule() -> None:
     assert (section.old_path, section.new_path, section.deleted) == ("n w.py", "/dev/null", True)
     # And the reversed patch undoes the patch: 'a\n' -> 'b\n' -> 'a\n'.
     assert apply_to_string(reverse_diff(rename), apply_to_string(rename, "a\n")) == "a\n"
+
+
+def test_reverse_diff_headers_never_leave_the_rollback() -> None:
+    # Zed swaps the header lines as text; ours keep readable paths (see the
+    # docstring). That is safe only while the reversed diff's text reaches nothing
+    # but the applier: the package calls reverse_diff in one place, the scene's
+    # rollback, and hands the result straight to apply_sections.
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "pytest_editpred"
+    calls: list[tuple[str, str]] = []
+    for path in sorted(package.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "reverse_diff":
+                parent = parents[node]
+                assert isinstance(parent, ast.Call), f"{path.name}: reverse_diff's result is kept"
+                calls.append((path.relative_to(package).as_posix(), getattr(parent.func, "id", "")))
+    assert calls == [("scene/_scene.py", "apply_sections")]
 
 
 # -- 4. an unclosed code fence in a chat answer is no block -------------------------

@@ -1,8 +1,9 @@
 """The reversal ratio's rules that follow Zed v1.15 (zed-format.md §4.6, §2).
 
-Each test derives its expected value by hand from the rule, in a comment. The first
-test of each rule failed on the earlier port (last event only, no clipping,
-difflib, whole-text SequenceMatcher).
+Each test derives its expected value by hand from the rule, in a comment. Rule 1
+(only the last event of the cursor file is undone) failed on the port that undid
+every event; the others failed on the earlier port (no clipping, difflib,
+whole-text SequenceMatcher).
 """
 
 from __future__ import annotations
@@ -24,21 +25,30 @@ Z_TO_A = EditEvent("f.py", "f.py", HEADER + "@@ -1,1 +1,1 @@\n-z\n+a\n")
 UNDO_WORLD = "a\nhello\nb\n"
 
 
-# ------------------------------------------------------ rule 1: every event is undone
+# ------------------------------------------------ rule 1: only the last event is undone
 
 
-def test_every_event_of_the_cursor_file_is_undone() -> None:
-    # Undoing Z_TO_A, then ADDED_WORLD: before = "z\nhello\nb\n". Its diff to
-    # CURRENT is one 2-line hunk, refined on tokens: "z" -> "a" at 0 and " world"
-    # inserted after "hello" (current [7, 13)). The prediction deletes exactly
-    # " world": 6 reversed of 6 changed chars -> 1. (Last event only: before =
-    # "z\nhello world\nb\n", nothing of " world" was the user's -> 0.)
-    assert reversal_ratio([ADDED_WORLD, Z_TO_A], "f.py", 0, CURRENT, UNDO_WORLD) == 1.0
+def test_only_the_last_event_of_the_cursor_file_is_undone() -> None:
+    # Issue 23's smallest case. The last event for f.py is Z_TO_A: before =
+    # "z\nhello world\nb\n". The user's edit was "z" -> "a"; the prediction deletes
+    # " world", which the user typed in an *earlier* event: nothing of the last edit
+    # is undone -> 0. (Undoing every event made before "z\nhello\nb\n" -> 1.)
+    assert reversal_ratio([ADDED_WORLD, Z_TO_A], "f.py", 0, CURRENT, UNDO_WORLD) == 0.0
+    # The same prediction after ADDED_WORLD alone undoes all of that last edit -> 1.
+    assert reversal_ratio([ADDED_WORLD], "f.py", 0, CURRENT, UNDO_WORLD) == 1.0
 
 
-def test_events_are_undone_newest_first_without_excerpt_row() -> None:
-    # The same without excerpt_start_row: whole-text undo, newest first -> 1.
-    assert reversal_ratio([ADDED_WORLD, Z_TO_A], "f.py", None, CURRENT, UNDO_WORLD) == 1.0
+def test_only_the_last_event_is_undone_without_excerpt_row() -> None:
+    # Without excerpt_start_row the last event is undone on the whole text hunk by
+    # hunk: the same two answers as above.
+    assert reversal_ratio([ADDED_WORLD, Z_TO_A], "f.py", None, CURRENT, UNDO_WORLD) == 0.0
+    assert reversal_ratio([Z_TO_A, ADDED_WORLD], "f.py", None, CURRENT, UNDO_WORLD) == 1.0
+
+
+def test_undoing_the_last_edit_counts_whatever_came_before() -> None:
+    # Events in the other order: the last one is ADDED_WORLD, and the prediction
+    # takes back exactly its " world" -> 6/6 = 1.
+    assert reversal_ratio([Z_TO_A, ADDED_WORLD], "f.py", 0, CURRENT, UNDO_WORLD) == 1.0
 
 
 def test_events_of_other_files_are_not_undone() -> None:
@@ -54,11 +64,17 @@ def test_a_last_accepted_prediction_still_gives_zero() -> None:
     assert reversal_ratio([ADDED_WORLD, accepted], "f.py", 0, CURRENT, UNDO_WORLD) == 0.0
 
 
-def test_an_earlier_accepted_prediction_is_undone_like_any_event() -> None:
-    # Every event is undone, an accepted one included (only the *last* event's flag
-    # is tested): the " world" the accepted prediction added counts, 6 of 6 -> 1.
+def test_an_earlier_accepted_prediction_does_not_matter() -> None:
+    # Only the last event is looked at: an accepted prediction before it is never
+    # undone, so the prediction removing its " world" undoes nothing of Z_TO_A -> 0.
     accepted = EditEvent("f.py", "f.py", ADDED_WORLD.diff, predicted=True)
-    assert reversal_ratio([accepted, Z_TO_A], "f.py", 0, CURRENT, UNDO_WORLD) == 1.0
+    assert reversal_ratio([accepted, Z_TO_A], "f.py", 0, CURRENT, UNDO_WORLD) == 0.0
+
+
+def test_a_last_event_with_an_empty_diff_gives_zero() -> None:
+    # §4.6: the last event's diff is empty -> 0, though an earlier one is undone.
+    empty = EditEvent("f.py", "f.py", "")
+    assert reversal_ratio([ADDED_WORLD, empty], "f.py", 0, CURRENT, UNDO_WORLD) == 0.0
 
 
 # ------------------------------------------- rule 2: hunks clipped to the excerpt rows
@@ -99,15 +115,14 @@ def test_hunks_wholly_outside_the_excerpt_are_dropped() -> None:
     assert reversal_ratio([mixed], "f.py", 100, CURRENT, UNDO_WORLD) == 1.0
 
 
-def test_the_excerpt_row_is_carried_back_through_newer_events() -> None:
-    # (Our reading of "every event" + "clipped to the excerpt's rows": each event's
-    # rows are in the file as that event left it.) The excerpt starts at row 10
-    # now; the newest event added two lines at the top of the file, so before it
-    # the excerpt started at row 8, where the older event's "hello world" is on
-    # row 9 ("+10") - inside. Undone: 6/6 -> 1. (With row 10 it would be above.)
+def test_an_older_event_is_not_reached_through_a_newer_one() -> None:
+    # The newest event added two import lines at the top of the file (rows 0-1,
+    # above the excerpt starting at row 10): clipped, nothing of it is inside, so
+    # there is nothing to undo -> 0, though the prediction takes back the older
+    # event's " world".
     older = EditEvent("f.py", "f.py", HEADER + "@@ -10,1 +10,1 @@\n-hello\n+hello world\n")
     newer = EditEvent("f.py", "f.py", HEADER + "@@ -0,0 +1,2 @@\n+import os\n+import re\n")
-    assert reversal_ratio([older, newer], "f.py", 10, CURRENT, UNDO_WORLD) == 1.0
+    assert reversal_ratio([older, newer], "f.py", 10, CURRENT, UNDO_WORLD) == 0.0
 
 
 def test_a_deletion_at_the_end_of_the_excerpt_is_restored() -> None:

@@ -579,6 +579,9 @@ def test_deleting_the_region_and_adding_lines() -> None:
             "only one marker tag found in output, expected at least two",
         ),
         (F.V0317SeedMultiRegions, "<|marker-1|>x<|marker+1|>", "relative marker maps before first marker"),
+        # past the last marker: Zed's numbered-tag errors, start checked first
+        (F.V0317SeedMultiRegions, "<|marker-0|>x<|marker+9|>", "end marker number out of range"),
+        (F.V0317SeedMultiRegions, "<|marker+9|>x<|marker+10|>", "start marker number out of range"),
         (F.V0317SeedMultiRegions, "<|marker_1|>x<|marker_2|>", "no marker tags found in output"),
         (F.V0306SeedMultiRegions, "edited", "no start marker found in output"),
         (F.V0306SeedMultiRegions, "<|marker_1", "malformed start marker tag"),

@@ -410,7 +410,7 @@ def test_cursor_first_occurrence_and_all_removed() -> None:
 def test_malformed_answers(output: str, message: str) -> None:
     with pytest.raises(PredictionError) as caught:
         parse_v0615_output(output, spec_input())
-    assert message in caught.value.reason
+    assert caught.value.reason == message  # Zed's text, nothing appended
     assert caught.value.fix
     with pytest.raises(PredictionError):
         apply_v0615_output(spec_input(), output)

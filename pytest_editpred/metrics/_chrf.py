@@ -53,8 +53,12 @@ def _changed_region(original: str, modified: str) -> tuple[str, str]:
 
     This is part of the result, not only a speed-up: when a text is unchanged its
     region is at most 5 chars long, and an order with no n-grams at all on either
-    side scores P = R = 1 (step 4).
+    side scores P = R = 1 (step 4). Two identical texts have no changed region at
+    all: both are ``""`` (Zed's unit test ``"identical text"``), so a change that
+    whitespace collapsing undoes counts as none in every order.
     """
+    if original == modified:
+        return "", ""
     prefix = common_prefix_length(original, modified)
     suffix = common_suffix_length(original, modified, min(len(original) - prefix, len(modified) - prefix))
     context = CHR_F_CHAR_ORDER - 1

@@ -3,7 +3,6 @@ tie-break between several expected patches."""
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -71,36 +70,48 @@ class JumpLocation:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-@lru_cache(maxsize=32)  # the actual patch is read once for every candidate
-def _anchors(patch: str) -> Mapping[str, tuple[int, ...]]:
-    """Per edited file, the 0-based old rows a patch edits.
+@dataclass(frozen=True)
+class PatchAnchors:
+    """What the jump location and the context coverage read of a patch: per file,
+    the rows its changes anchor on (files with none left out), and the files it
+    edits, in order."""
 
-    A file is edited when one of its hunks has a ``+`` or ``-`` line; a file section
-    with only context, garbage or headers is not there at all. A run of changes is
-    a maximal sequence of ``+``/``-`` lines: context and garbage lines end it, and
-    garbage takes no old row. A deleted line anchors at its old row. A run with no
-    ``-`` line (a pure insertion) anchors at the old row of the context line right
-    before it, when there is one, and at the old row of the context line right
-    after it, when there is one. So an insertion at the start or end of a hunk, or
-    beside a garbage line, lacks that side, and one with no context at all (a new
-    file) has no anchors, though its file is still edited.
+    rows: Mapping[str, tuple[int, ...]]
+    edited: tuple[str, ...]
+
+
+@lru_cache(maxsize=32)  # the actual patch is read once for every candidate
+def patch_anchors(patch: str) -> PatchAnchors:
+    """Per file, the 0-based old rows a patch's changes anchor on (Zed's rules).
+
+    Each hunk's old row starts at ``max(old_start - 1, 0)``. A context line sets
+    "the last context row" and takes a row. A run of changes is a maximal sequence
+    of ``+``/``-`` lines; any other line ends it. A deleted line anchors at its old
+    row. A run with no ``-`` line (a pure insertion) anchors at the last context
+    row, if one is set, and at the current old row, if the line right after the
+    run is context. After every run the last context row is cleared. Garbage lines
+    (the empty line too) take no row and neither set nor clear it, so a context
+    line, a blank line, then an insertion still anchors on that context line. An
+    insertion with no context at all (a new file) has no anchors. A file is
+    *edited* when one of its hunks has a ``+`` or ``-`` line.
     """
     out: dict[str, set[int]] = {}
+    edited: dict[str, None] = {}
     for hunk in parse_patch(patch):
+        rows = out.setdefault(hunk.path, set())
         lines = hunk.lines
-        rows: set[int] = set()
-        edited = False
         row = max(hunk.old_start - 1, 0)
+        last_context: int | None = None
         index = 0
         while index < len(lines):
             prefix = lines[index][0]
             if prefix not in _CHANGE:
                 if prefix == " ":
+                    last_context = row
                     row += 1
                 index += 1
                 continue
-            edited = True
-            run_start = index
+            edited[hunk.path] = None
             deletion = False
             while index < len(lines) and lines[index][0] in _CHANGE:
                 if lines[index][0] == "-":
@@ -109,75 +120,53 @@ def _anchors(patch: str) -> Mapping[str, tuple[int, ...]]:
                     deletion = True
                 index += 1
             if not deletion:
-                # no row moved inside the run: the context line before it is old
-                # row ``row - 1``, the one after it old row ``row``
-                if run_start > 0 and lines[run_start - 1][0] == " ":
-                    rows.add(row - 1)
+                if last_context is not None:
+                    rows.add(last_context)
                 if index < len(lines) and lines[index][0] == " ":
                     rows.add(row)
-        if edited:
-            out.setdefault(hunk.path, set()).update(rows)
-    return {path: tuple(sorted(rows)) for path, rows in out.items()}
+            last_context = None
+    return PatchAnchors({path: tuple(sorted(rows)) for path, rows in out.items() if rows}, tuple(edited))
 
 
 def _match_rows(expected: Sequence[int], actual: Sequence[int]) -> tuple[int, int, int]:
-    """``(tp, fp, fn)`` of the greedy matching of two sorted lists of distinct rows.
+    """``(tp, fp, fn)`` of Zed's greedy matching of two sorted lists of distinct rows.
 
-    Each actual row, in ascending order, takes the nearest still-free expected row
-    within ±20, the smaller one on a tie; with none it is a false positive. The
-    window is found by bisection and holds at most 41 rows, so this is
-    ``O(n log n)``, not quadratic.
+    Each actual row, in ascending order, takes the **smallest** still-unmatched
+    expected row within ±20 (not the nearest one); with none it is a false
+    positive. As the actual rows ascend, so does the window's lower end, and the
+    matched expected rows are always the smallest ones in reach: one pointer
+    walks the expected rows, so this is linear.
     """
-    taken = [False] * len(expected)
     tp = 0
-    near = _near(expected, actual)
-    fp = len(actual) - len(near)  # more than 20 rows from every expected row
-    for row in near:
-        best = -1
-        best_distance = JUMP_LOCATION_TOLERANCE + 1
-        index = bisect_left(expected, row - JUMP_LOCATION_TOLERANCE)
-        while index < len(expected) and expected[index] <= row + JUMP_LOCATION_TOLERANCE:
-            distance = abs(expected[index] - row)
-            if not taken[index] and distance < best_distance:
-                best, best_distance = index, distance
+    index = 0
+    for row in actual:
+        while index < len(expected) and expected[index] < row - JUMP_LOCATION_TOLERANCE:
             index += 1
-        if best < 0:
-            fp += 1
-        else:
-            taken[best] = True
+        if index < len(expected) and expected[index] <= row + JUMP_LOCATION_TOLERANCE:
             tp += 1
-    return tp, fp, len(expected) - tp
-
-
-def _near(expected: Sequence[int], actual: Sequence[int]) -> list[int]:
-    """The actual rows within ±20 of some expected row, in order (both sorted): the
-    only ones the greedy matching can match, found per expected window by bisection."""
-    if len(actual) <= 4 * len(expected):
-        return list(actual)
-    picked: set[int] = set()
-    for row in expected:
-        low = bisect_left(actual, row - JUMP_LOCATION_TOLERANCE)
-        high = bisect_right(actual, row + JUMP_LOCATION_TOLERANCE)
-        picked.update(range(low, high))
-    return [actual[index] for index in sorted(picked)]
+            index += 1
+    return tp, len(actual) - tp, len(expected) - tp
 
 
 def patch_location_match(expected_patch: str, actual_patch: str) -> JumpLocation:
     """Does the prediction edit where the expected patch does (§4.7)?
 
-    Edited files (see :func:`_anchors`) are matched by path (an actual path may drop
-    its first component, for repo-prefixed paths); rows greedily, nearest first,
-    within ±20 rows.
+    The expected files are the ones the expected patch edits (see
+    :func:`patch_anchors`); the actual files are the ones with at least one anchor row,
+    so a context-less insertion in the prediction counts nowhere. An actual file
+    matches an expected one by path (or after dropping its first component, for
+    repo-prefixed paths); rows are matched by :func:`_match_rows`.
     """
-    expected = _anchors(expected_patch)
-    actual = _anchors(actual_patch)
+    expected = patch_anchors(expected_patch)
+    actual = patch_anchors(actual_patch).rows
     files_tp = files_fp = lines_tp = lines_fp = lines_fn = 0
     matched: set[str] = set()
+    edited = set(expected.edited)
     for path, rows in actual.items():
-        target = path if path in expected else None
+        target = path if path in edited else None
         if target is None:
             _, sep, rest = path.partition("/")
-            if sep and rest in expected:
+            if sep and rest in edited:
                 target = rest
         if target is None or target in matched:
             files_fp += 1
@@ -185,13 +174,13 @@ def patch_location_match(expected_patch: str, actual_patch: str) -> JumpLocation
             continue
         matched.add(target)
         files_tp += 1
-        tp, fp, fn = _match_rows(expected[target], rows)
+        tp, fp, fn = _match_rows(expected.rows.get(target, ()), rows)
         lines_tp += tp
         lines_fp += fp
         lines_fn += fn
     files_fn = 0
-    for path, rows in expected.items():
+    for path in expected.edited:
         if path not in matched:
             files_fn += 1
-            lines_fn += len(rows)
+            lines_fn += len(expected.rows.get(path, ()))
     return JumpLocation(files_tp, files_fp, files_fn, lines_tp, lines_fp, lines_fn)

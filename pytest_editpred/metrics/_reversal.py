@@ -257,10 +257,9 @@ def _hunk_lines(hunk: Hunk) -> list[tuple[str, str]]:
     return out
 
 
-def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | None, int]:
+def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> Hunk | None:
     """The hunk undoing ``hunk`` (new text starting at file row ``row``) within the
-    excerpt rows ``[first, end)``, renumbered from the excerpt, and how much the
-    lines dropped above the excerpt move its first row in the text before the event.
+    excerpt rows ``[first, end)``, renumbered from the excerpt.
 
     Context and added lines outside the rows are dropped; a deleted line belongs to
     the row of the next new line and is kept from ``first`` to ``end`` inclusive, so
@@ -268,18 +267,10 @@ def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | No
     None: nothing of the hunk's change is inside.
     """
     kept: list[tuple[str, str]] = []
-    shift = 0
     new_row = row
     kept_row: int | None = None
     for kind, line in _hunk_lines(hunk):
-        if kind == _DELETED:
-            inside = first <= new_row <= end
-            if new_row < first:
-                shift += 1
-        else:
-            inside = first <= new_row < end
-            if new_row < first and kind == _ADDED:
-                shift -= 1
+        inside = first <= new_row <= end if kind == _DELETED else first <= new_row < end
         if inside:
             if kept_row is None:
                 kept_row = new_row
@@ -287,7 +278,7 @@ def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | No
         if kind != _DELETED:
             new_row += 1
     if kept_row is None or all(kind == _CONTEXT for kind, _ in kept):
-        return None, shift
+        return None
     context_parts: list[str] = []
     edits: list[Edit] = []
     length = 0
@@ -307,31 +298,27 @@ def _clipped_undo(hunk: Hunk, row: int, first: int, end: int) -> tuple[Hunk | No
             pending.end = length
         else:  # ...and puts back what it deleted
             pending.text += line
-    return Hunk("".join(context_parts), edits, kept_row - first, hunk.line), shift
+    return Hunk("".join(context_parts), edits, kept_row - first, hunk.line)
 
 
-def _undo_in_excerpt(text: str, hunks: list[tuple[Hunk, int | None]], first: int) -> tuple[str, int] | None:
-    """Undo one event on the excerpt ``text`` whose first file row is ``first``.
-
-    Returns the excerpt before the event and its first row then, or None when the
-    event's hunks inside the excerpt do not undo cleanly.
-    """
+def _undo_in_excerpt(text: str, hunks: list[tuple[Hunk, int | None]], first: int) -> str | None:
+    """Undo one event on the excerpt ``text`` whose first file row is ``first``:
+    the excerpt before the event, or None when its hunks inside the excerpt do not
+    undo cleanly."""
     end = first + len(split_lines(text))
     undo: list[Hunk] = []
-    moved = 0
     for hunk, row in hunks:
         if row is None:
             undo.append(_reversed(hunk, None))
             continue
-        clipped, shift = _clipped_undo(hunk, row, first, end)
-        moved += shift
+        clipped = _clipped_undo(hunk, row, first, end)
         if clipped is not None:
             undo.append(clipped)
     if not undo:
-        return text, first + moved
+        return text
     try:
         # last hunk first, so the rows of the ones before it still hold
-        return apply_hunks(text, undo[::-1]), first + moved
+        return apply_hunks(text, undo[::-1])
     except DiffError:
         return None
 
@@ -343,21 +330,18 @@ def reversal_ratio(
     original: str,
     actual: str,
 ) -> float:
-    """How much of the prediction undoes the user's edits to the cursor file, 0–1 (§4.6).
+    """How much of the prediction undoes the user's last edit to the cursor file, 0–1 (§4.6).
 
-    Every event for the cursor file counts (``cursor_path`` None: every event
-    does): the "before" text is ``original`` with all of them undone, newest
-    first. 0 is returned when there is none, or when the **last** one is an
-    accepted prediction or empty (§4.6). An accepted prediction earlier in the
-    history is undone like any other event, so the chain of undos stays in step.
+    As Zed's ``compute_prediction_reversal_ratio_from_history``: of the events for
+    the cursor file (``cursor_path`` None: every event), only the **last** one is
+    undone. The ratio is 0 when there is none, when it is an accepted prediction,
+    or when its diff is empty.
 
-    With ``excerpt_start_row``, each event's hunks are clipped to the excerpt's rows
+    With ``excerpt_start_row``, the event's hunks are clipped to the excerpt's rows
     (lines above or below it dropped, rows renumbered from the excerpt; hunks
-    wholly outside dropped) and undone on the excerpt (``original``); the
-    excerpt's first row is carried back through each event by the lines its hunks
-    above the excerpt added or removed. An event that does not undo cleanly is
-    skipped. Without it, each event is undone on the whole text hunk by hunk,
-    skipping hunks that do not apply.
+    wholly outside dropped) and undone on the excerpt (``original``); if they do
+    not undo cleanly the ratio is 0. Without it, the event is undone on the whole
+    text hunk by hunk, skipping hunks that do not apply.
     """
     relevant = [event for event in events if _event_matches(event.path, cursor_path)]
     if not relevant:
@@ -365,25 +349,20 @@ def reversal_ratio(
     last = relevant[-1]
     if last.predicted or not last.diff.strip():
         return 0.0
-    before = original
-    first = excerpt_start_row
-    for event in reversed(relevant):
-        if not event.diff.strip():
-            continue
-        try:
-            hunks = _event_hunks(event.diff)
-        except DiffError:
-            continue
-        if first is not None:
-            undone = _undo_in_excerpt(before, hunks, first)
-            if undone is not None:
-                before, first = undone
-            continue
+    try:
+        hunks = _event_hunks(last.diff)
+    except DiffError:
+        return 0.0
+    before: str | None
+    if excerpt_start_row is not None:
+        before = _undo_in_excerpt(original, hunks, excerpt_start_row)
+    else:
+        before = original
         for hunk, row in reversed(hunks):
             try:
                 before = apply_hunks(before, [_reversed(hunk, row)])
             except DiffError:
                 continue
-    if before == original:
+    if before is None or before == original:
         return 0.0
     return compute_reversal_overlap(before, original, actual)

@@ -41,14 +41,15 @@ GARBAGE = ""
 
 @dataclass(frozen=True)
 class PatchHunk:
-    """A hunk as Zed's metrics ``Patch`` parser sees it (§4.7).
+    """A hunk as Zed's metrics ``Patch`` parser sees it (§4.7, and
+    zed-authoring-and-context.md §4.2).
 
     ``lines`` are ``(prefix, text)`` with prefix ``" "``, ``"+"`` or ``"-"``, or
     :data:`GARBAGE` (``""``) for any other line inside the hunk, whose text is then
     the whole line. Unlike the tolerant applier, an empty line is garbage here, not
-    context. Garbage is kept in place because it ends a run of changes (the
-    whitespace scan, pure-insertion anchors and the opening deletions all stop at
-    it). A ``@@`` line that is not a valid header still starts a hunk (rows 0).
+    context. Garbage is kept in place because the smells stop at it (the whitespace
+    scan and the opening deletions); the jump-location anchors skip it. A ``@@``
+    line that is not a valid header still starts a hunk (rows 0).
     """
 
     path: str
@@ -58,6 +59,8 @@ class PatchHunk:
 
 
 _HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_FILE_HEADERS = ("--- ", "+++ ")
+_PATCH_START = ("--- ", "+++", "@@")
 
 
 def _strip_path(rest: str) -> str:
@@ -66,44 +69,52 @@ def _strip_path(rest: str) -> str:
 
 
 def parse_patch(patch: str) -> list[PatchHunk]:
-    """The hunks of ``patch``, each with its file path and ``@@`` start rows.
+    """The hunks of ``patch`` as Zed's metrics ``Patch`` parser reads them.
 
-    A hunk starts at a ``@@`` line, or at a ``+``/``-``/`` `` line outside any hunk
-    (no header: rows 0). ``--- `` starts a file and ends the hunk; ``+++ `` names
-    the new path (the path is the new one unless that is ``/dev/null``); lines with
-    no file header are filed under the path ``""``. Any other line is garbage: kept
-    inside a hunk, ignored outside one (``diff --git``, ``index`` before the
-    headers). A hunk with no lines is dropped.
+    Its rules, which differ from the tolerant applier's on purpose:
+
+    - every line before the first one starting with ``--- ``, ``+++`` or ``@@`` is
+      skipped (``diff --git``, ``index``, a commit message);
+    - ``--- NAME`` and ``+++ NAME`` name the file (``a/``/``b/`` stripped,
+      ``/dev/null`` ignored), anywhere, inside a hunk too, and they do **not**
+      close the open hunk: a deleted ``-- comment`` line reads as ``--- comment``
+      and renames the hunks that follow;
+    - ``@@`` opens a hunk with the most recently named file and its start rows;
+    - ``+``/``-``/`` `` lines before any ``@@`` open a hunk with path ``""`` and
+      rows 0, whatever file was named;
+    - any other line inside a hunk, the empty line included, is garbage.
+
+    A hunk with no lines is dropped.
     """
     hunks: list[PatchHunk] = []
-    old_path = new_path = ""
-    old_start = new_start = 0
-    in_hunk = False
+    name = ""
+    started = False
+    hunk: tuple[str, int, int] | None = None
     lines: list[tuple[str, str]] = []
 
     def flush() -> None:
-        if lines:
-            path = new_path if new_path and new_path != "/dev/null" else old_path
-            hunks.append(PatchHunk(path, old_start, new_start, tuple(lines)))
-            lines.clear()
+        if hunk is not None and lines:
+            hunks.append(PatchHunk(*hunk, tuple(lines)))
+        lines.clear()
 
     for line in split_lines(patch):
-        if line.startswith("+++ "):
-            new_path = _strip_path(line[4:])
-        elif line.startswith("--- "):
-            flush()
-            in_hunk = False
-            old_path = new_path = _strip_path(line[4:])
-            old_start = new_start = 0
+        if not started:
+            if not line.startswith(_PATCH_START):
+                continue
+            started = True
+        if line.startswith(_FILE_HEADERS):
+            named = _strip_path(line[4:])
+            if named != "/dev/null":
+                name = named
         elif line.startswith("@@"):
             flush()
-            in_hunk = True
             match = _HUNK_HEADER.match(line)
-            old_start, new_start = (int(match[1]), int(match[2])) if match else (0, 0)
-        elif line[:1] in ("+", "-", " "):
-            in_hunk = True
+            hunk = (name, int(match[1]), int(match[2])) if match else (name, 0, 0)
+        elif line[:1] in ("+", "-", " ") and line:
+            if hunk is None:
+                hunk = ("", 0, 0)
             lines.append((line[0], line[1:]))
-        elif in_hunk:
+        elif hunk is not None:
             lines.append((GARBAGE, line))
     flush()
     return hunks

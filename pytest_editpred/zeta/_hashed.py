@@ -523,8 +523,9 @@ class Span(NamedTuple):
 
 
 def _error(reason: str, fix: str | None = None) -> PredictionError:
+    """Zed's own text (the item's report names the prompt format already)."""
     return PredictionError(
-        f"{reason} (prompt format V0615HashRegions)",
+        reason,
         fix=fix
         or "The answer must be spans '<|marker_A|>\\nnew text<|marker_B|>' between tags of the prompt, or NO_EDITS.",
     )

@@ -361,16 +361,15 @@ def apply_marker_span_v0317(old: str, output: str, cursor_in_old: int | None) ->
     offsets = compute_marker_offsets(old)
     anchor = cursor_block_index(offsets, cursor_in_old)
 
-    def resolve(delta: int) -> int:
+    def resolve(delta: int, which: str) -> int:
         index = anchor + delta
         if index < 0:
             raise MarkerError("relative marker maps before first marker")
-        if index >= len(offsets):
-            # not in the spec: Zed's text for this case is unconfirmed
-            raise MarkerError("relative marker maps past last marker")
+        if index >= len(offsets):  # as Zed: the numbered tag's error (§9.3 step 3)
+            raise MarkerError(f"{which} marker number out of range")
         return offsets[index]
 
-    start, end = resolve(tags[0][0]), resolve(tags[-1][0])
+    start, end = resolve(tags[0][0], "start"), resolve(tags[-1][0], "end")
     if start > end:
         raise MarkerError("start marker must come before end marker")
     return old[:start] + _between_tags(output, tags) + old[end:]

@@ -185,8 +185,7 @@ def parse_teacher_jumps_output(input: ZetaInput, response: str) -> tuple[TextEdi
     try:
         patch = build_patch_from_spans(prepared, spans)
     except PredictionError as error:
-        reason = error.reason.replace(" (prompt format V0615HashRegions)", "")
-        raise _error(reason, error.fix if "truncated" in reason else None) from None
+        raise _error(error.reason, error.fix if "truncated" in error.reason else None) from None
     cursor = patch.cursor
     edits: list[TextEdit] = []
     for edit in patch.edits:
