@@ -31,6 +31,12 @@ if TYPE_CHECKING:  # what type checkers see: the names, re-exported (``X as X``)
         RecentFile as RecentFile,
     )
     from .example import (
+        RetrievedExcerpt as RetrievedExcerpt,
+    )
+    from .example import (
+        RetrievedFile as RetrievedFile,
+    )
+    from .example import (
         Source as Source,
     )
     from .example import (
@@ -85,6 +91,8 @@ if TYPE_CHECKING:  # what type checkers see: the names, re-exported (``X as X``)
 _LAZY = {
     "Example": "example",
     "RecentFile": "example",
+    "RetrievedFile": "example",
+    "RetrievedExcerpt": "example",
     "Source": "example",
     "ExpectedPatch": "example",
     "parse_cursor_excerpt": "example",

@@ -67,6 +67,7 @@ def _run(config: pytest.Config) -> Run:
         from .integration.runner import Run
 
         cache = getattr(config, "cache", None)
+        context_only, context_budget, context_sources = options.context_from(config)
         config.stash[RUN_KEY] = Run(
             config=config,
             settings=options.settings_from(
@@ -81,6 +82,9 @@ def _run(config: pytest.Config) -> Run:
                 ("delta_chr_f", options.get(config, "min_delta_chrf"), lambda value, limit: value < limit),
                 ("reversal_ratio", options.get(config, "max_reversal"), lambda value, limit: value > limit),
             ),
+            context_only=context_only,
+            context_budget=context_budget,
+            context_sources=context_sources,
         )
     return config.stash[RUN_KEY]
 

@@ -158,10 +158,14 @@ def test_jsonl_report_under_a_file_size_limit_keeps_complete_records(tmp_path: P
     path = tmp_path / "r.jsonl"
     script = textwrap.dedent(
         f"""
-        import errno, json, resource, signal
+        import errno, json, resource, signal, sys
+        from pytest_editpred.reports import JsonlReport
+        # Under the limit, bytecode written for a module imported later would be cut
+        # short (CPython does not check the write) and break every later process
+        # sharing the test session's PYTHONPYCACHEPREFIX: write none from here on.
+        sys.dont_write_bytecode = True
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
-        from pytest_editpred.reports import JsonlReport
         report = JsonlReport({str(path)!r}).open()
         written = 0
         try:

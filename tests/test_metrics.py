@@ -120,11 +120,12 @@ def test_f_beta_weights_precision() -> None:
 
 def test_whitespace_only_change_quirk() -> None:
     # Raw texts differ, so there is no early 100; but after collapsing all three are
-    # "abcdefgh x". Every region is then the last 5 chars: orders 1..5 have n-grams
-    # with zero deltas (no TP, P = R = 0) and order 6 has none (P = R = 1):
-    # P = R = 1/6, score 100/6. Zed scores it so, and so do we.
+    # "abcdefgh x". Two identical texts have no changed region at all (Zed's unit
+    # test of extract_changed_regions): every order has no n-grams on either side
+    # and adds P = R = 1, so the score is 100. (Keeping the last 5 chars as the
+    # region gave orders 1..5 zero deltas, P = R = 1/6, score 100/6.)
     result = delta_chr_f("abcdefgh  x", "abcdefgh x", "abcdefgh  x")
-    assert result.score == pytest.approx(100 / 6)
+    assert result.score == 100.0
 
 
 @pytest.mark.parametrize(
@@ -672,7 +673,9 @@ ZED_PREDICTION_SCORE_FIELDS = [
 
 
 def test_prediction_score_field_names_are_zeds() -> None:
-    assert [f.name for f in fields(PredictionScore)] == ZED_PREDICTION_SCORE_FIELDS
+    # Zed's fields in Zed's order, then the one of ours the summary needs (Zed reads
+    # the retrieved context's size from the example instead).
+    assert [f.name for f in fields(PredictionScore)] == [*ZED_PREDICTION_SCORE_FIELDS, "retrieved_context_bytes"]
 
 
 ORIGINAL = "x = 1\ny = 2\n"

@@ -275,9 +275,7 @@ def test_an_actual_file_counts_only_with_an_anchor_row() -> None:
 def test_lines_before_the_first_header_are_skipped() -> None:
     # Nothing starts with "--- ", "+++" or "@@": the whole patch is preamble.
     assert parse_patch("-a\n+b\n") == []
-    assert parse_patch("commit 1234\n\n-a\n+b\n@@ -1,1 +1,1 @@\n-a\n") == [
-        parse_patch("@@ -1,1 +1,1 @@\n-a\n")[0]
-    ]
+    assert parse_patch("commit 1234\n\n-a\n+b\n@@ -1,1 +1,1 @@\n-a\n") == [parse_patch("@@ -1,1 +1,1 @@\n-a\n")[0]]
     # an "@@ -1" header with no file header: path "", old row 0, on both sides.
     result = patch_location_match("@@ -1,1 +1,1 @@\n-a\n+b\n", "@@ -1,1 +1,1 @@\n-a\n+c\n")
     assert (result.files_tp, result.files_fp, result.files_fn) == (1, 0, 0)

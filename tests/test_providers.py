@@ -466,7 +466,7 @@ def test_the_key_variable_must_be_set(llm_server: LLMServer, monkeypatch: pytest
         ("openai", {"model": None}, "needs a model name"),
         ("openai-chat", {"model": ""}, "needs a model name"),
         ("mistral-fim", {"model": None}, "needs a model name"),
-        ("openai", {"prompt_format": "sweep"}, "`sweep` did not match any of:\n- V0112MiddleAtEnd\n"),
+        ("openai", {"prompt_format": "sweeper"}, "`sweeper` did not match any of:\n- V0112MiddleAtEnd\n"),
         ("openai", {"prompt_format": "seed"}, "`seed` matched more than one of:"),
         ("openai", {"cache_mode": "sometimes"}, "unknown cache mode"),
         ("openai", {"cache_mode": "replay-only"}, "needs a cache directory"),

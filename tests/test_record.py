@@ -42,7 +42,7 @@ from pytest_editpred.reports import (
 
 SCRIPTED = '''
 import pytest
-from pytest_editpred import Attempt, Prediction
+from pytest_editpred import Attempt, Prediction, RetrievedExcerpt, RetrievedFile
 
 LINE = "def sub(a, b):\\n"
 TWO_FILES = """--- a/calc.py
@@ -71,8 +71,9 @@ def editpred_completion():
         name, text = request.example.name, request.text
         if name.endswith("--right"):
             return Prediction(text=text.replace(LINE, LINE + "    return a - b\\n"), **facts)
-        if name.endswith("--wrong"):
-            return Prediction(text=text.replace(LINE, LINE + "    return a * b\\n"), **facts)
+        if name.endswith("--wrong"):  # with the context it was given: scored as coverage
+            context = (RetrievedFile("calc/README.md", 1, (RetrievedExcerpt(0, 1, "# calc\\n"),)),)
+            return Prediction(text=text.replace(LINE, LINE + "    return a * b\\n"), context=context, **facts)
         if name.endswith("--two-files"):
             return Prediction(patch=TWO_FILES, **facts)
         return Prediction(**facts)
@@ -95,7 +96,7 @@ BROKEN_HISTORY = SUB.replace(" def mul(a, b):\n     return a * b\n+", " def div(
 
 #: Metrics fields no run of this package writes: Zed's log-probabilities and
 #: context coverage (no provider reports them, no retrieval context is scored).
-NEVER_WRITTEN = {Metrics: {"cumulative_logprob", "avg_logprob", "editable_context_coverage"}}
+NEVER_WRITTEN = {Metrics: {"cumulative_logprob", "avg_logprob"}}
 
 OUTCOMES = {"passed": 2, "failed": 4, "errors": 2, "skipped": 2}
 
@@ -331,6 +332,12 @@ def test_replay_answers_from_a_real_runs_records(project: Project, report: Path)
     )
     result.assert_outcomes(**OUTCOMES)
     replayed = read_records(again)
-    assert [(r["name"], r["trial"], r["outcome"], r["metrics"]) for r in replayed] == [
-        (r["name"], r["trial"], r["outcome"], r["metrics"]) for r in records
-    ]
+    # The record keeps the coverage of the context a completion reported, not the
+    # context itself: a replayed answer is scored without it.
+    context = ("editable_context_coverage", "retrieved_context_bytes")
+
+    def answer(r: Record) -> tuple[object, ...]:
+        return (r["name"], r["trial"], r["outcome"], {k: v for k, v in r["metrics"].items() if k not in context})
+
+    assert [answer(r) for r in replayed] == [answer(r) for r in records]
+    assert not any(k in r["metrics"] for r in replayed for k in context)

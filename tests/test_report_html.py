@@ -256,3 +256,34 @@ def test_views_of_different_files_say_which(browser: Browser, tmp_path: Path) ->
     show(browser, tmp_path, [r], "#item=" + quote("other file"))
     browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
     assert "a.py (expected) · b.py (predicted)" in browser.js("document.querySelector('#detail .legend').textContent")
+
+
+def test_the_context_coverage_is_shown(browser: Browser, tmp_path: Path) -> None:
+    # A context-only record (Zed's C2): the coverage's members are shown as numbers
+    # with their meaning, from the nested editable_context_coverage of the record.
+    coverage = {
+        "lines_tp": 2,
+        "lines_fp": 6,
+        "lines_fn": 0,
+        "lines_precision": 0.25,
+        "lines_recall": 1.0,
+        "lines_f1": 0.4,
+        "files_tp": 1,
+        "files_fp": 1,
+        "files_fn": 0,
+        "files_precision": 0.5,
+        "files_recall": 1.0,
+        "files_f1": 2 / 3,
+    }
+    metrics = {"delta_chr_f": 0.0, "editable_context_coverage": coverage, "retrieved_context_bytes": 33}
+    r = record("c2", "passed", CALC, [], metrics=metrics, provider="context-only")
+    show(browser, tmp_path, [r], "#item=c2")
+    browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
+    shown = browser.js(
+        "Object.fromEntries(Array.from(document.querySelectorAll('#detail dl.metrics > div'))"
+        ".map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))"
+    )
+    assert shown["context rows recall"].startswith("100")
+    assert shown["context rows precision"].startswith("25")
+    assert shown["context files precision"].startswith("50")
+    assert shown["context bytes"] == "33"

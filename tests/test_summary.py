@@ -15,7 +15,9 @@ from pytest_editpred.reports._summary import (
     percentile,
 )
 
-# The SummaryJson field list of §4.9, written out ("?" = omitted when None).
+# The SummaryJson field list of zed-format.md §4.9, written out ("?" = omitted when
+# None), with v1.15's editable-context names (zed-authoring-and-context.md §4.6) in
+# place of the older version's last three.
 ZED_SUMMARY_JSON = """
 total_examples, avg_delta_chr_f, delta_chr_f_beta, delta_chr_f_true_positives,
 delta_chr_f_false_positives, delta_chr_f_false_negatives, delta_chr_f_precision,
@@ -24,8 +26,12 @@ exact_lines_false_negatives, exact_lines_precision, exact_lines_recall, exact_li
 avg_reversal_ratio, qa_avg_reverts_edits?, qa_avg_confidence?, cursor_exact_match_rate?,
 cursor_avg_distance?, cursor_total_evaluated?, wrong_editable_region_rate?,
 isolated_whitespace_rate, avg_kept_rate?, avg_recall_rate?, total_kept_chars?,
-total_correctly_deleted_chars?, total_discarded_chars?, avg_editable_context_coverage?,
-editable_context_changed_lines_reachable?, editable_context_total_changed_lines?
+total_correctly_deleted_chars?, total_discarded_chars?, editable_context_examples?,
+avg_editable_context_lines_precision?, avg_editable_context_lines_recall?, avg_editable_context_lines_f1?,
+editable_context_lines_tp?, editable_context_lines_fp?, editable_context_lines_fn?,
+avg_editable_context_files_precision?, avg_editable_context_files_recall?, avg_editable_context_files_f1?,
+editable_context_files_tp?, editable_context_files_fp?, editable_context_files_fn?,
+avg_retrieved_context_bytes?, total_retrieved_context_bytes?, retrieved_context_examples?
 """
 ZED_FIELDS = [name.strip() for name in ZED_SUMMARY_JSON.split(",")]
 ALWAYS = [name for name in ZED_FIELDS if not name.endswith("?")]

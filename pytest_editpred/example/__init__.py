@@ -14,7 +14,7 @@ from ._cursor import (
     format_cursor_excerpt,
     parse_cursor_excerpt,
 )
-from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile, RetrievedFile, Source
+from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 from ._ids import example_id, safe_id
 from ._json import from_json, from_jsonl, to_json
 from ._load import load_examples
@@ -26,6 +26,7 @@ __all__ = [
     "Example",
     "ExpectedPatch",
     "RecentFile",
+    "RetrievedExcerpt",
     "RetrievedFile",
     "Source",
     "byte_to_char",

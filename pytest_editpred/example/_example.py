@@ -37,12 +37,19 @@ class RecentFile:
 
 @dataclass(frozen=True)
 class RetrievedExcerpt:
-    """Rows ``[start_row, end_row)`` of a related file; lower ``order`` matters more."""
+    """Rows ``[start_row, end_row)`` of a related file; lower ``order`` matters more.
+
+    ``source`` is Zed's ``context_source`` as serialised (``lsp``, ``bm25``,
+    ``current_file``, ...: serde's snake_case names), None when the excerpt was
+    stored without one, which Zed reads as ``lsp``. ``ep eval --type`` keeps
+    excerpts by it.
+    """
 
     start_row: int
     end_row: int
     text: str
     order: int = 0
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,7 +113,9 @@ class Example:
     example read from JSON. ``related_files`` is pipeline context, not part of Zed's
     spec: the files an ``ep`` run retrieved (``prompt_inputs.related_files``), None
     when the example carries none; ``diagnostics`` likewise
-    (``prompt_inputs.active_buffer_diagnostics``).
+    (``prompt_inputs.active_buffer_diagnostics``), and ``stored_excerpt`` with
+    ``excerpt_start_row`` (``prompt_inputs.cursor_excerpt``: the excerpt that run
+    showed the model).
     """
 
     name: str
@@ -124,6 +133,8 @@ class Example:
     recently_opened_files: tuple[RecentFile, ...] = ()
     recently_viewed_files: tuple[RecentFile, ...] = ()
     related_files: tuple[RetrievedFile, ...] | None = field(default=None, compare=False)
+    stored_excerpt: str | None = field(default=None, compare=False, repr=False)
+    excerpt_start_row: int | None = field(default=None, compare=False)
     diagnostics: tuple[CarriedDiagnostic, ...] = field(default=(), compare=False)
     source: Source = field(default_factory=Source, compare=False, repr=False)
 

@@ -83,6 +83,28 @@ def _prompt_input_records(
     return records
 
 
+# Zed's ``ContextSource`` values as serde writes them (snake_case). Zed rejects any
+# other name, and so does this reader: ``--type`` filters on these exact names.
+_CONTEXT_SOURCES = frozenset(
+    {
+        "lsp",
+        "cursor_excerpt",
+        "current_file",
+        "edit_history",
+        "edit_history_file",
+        "git_log",
+        "bm25",
+        "oracle_file",
+        "oracle_snippet",
+    }
+)
+
+
+def _known_source(value: Any) -> bool:
+    """An excerpt's ``context_source`` is absent (Zed's default, ``lsp``) or a known name."""
+    return value is None or (isinstance(value, str) and value in _CONTEXT_SOURCES)
+
+
 def _related_file(entry: Any) -> RetrievedFile | None:
     excerpts = entry.get("excerpts") if isinstance(entry, dict) else None
     if (
@@ -102,9 +124,14 @@ def _related_file(entry: Any) -> RetrievedFile | None:
             or not _count(rows.get("end"))
             or not isinstance(excerpt.get("text"), str)
             or not _count(order)
+            or not _known_source(excerpt.get("context_source"))
         ):
             return None
-        parsed.append(RetrievedExcerpt(rows["start"], rows["end"], excerpt["text"], int(order or 0)))
+        parsed.append(
+            RetrievedExcerpt(
+                rows["start"], rows["end"], excerpt["text"], int(order or 0), excerpt.get("context_source")
+            )
+        )
     return RetrievedFile(entry["path"], entry["max_row"], tuple(parsed))
 
 
@@ -112,7 +139,8 @@ def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[Retrie
     """``prompt_inputs.related_files`` (Zed's ``RelatedFile`` records), if present."""
     shape = (
         '{"path": str, "max_row": int, '
-        '"excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?}]}'
+        '"excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?, '
+        f'"context_source": one of {", ".join(sorted(_CONTEXT_SOURCES))}?}}]}}'
     )
     files = _prompt_input_records(data, "related_files", shape, _related_file, where, line)
     return None if files is None else tuple(files)
@@ -142,6 +170,24 @@ def _diagnostics(data: dict[str, Any], where: str | None, line: int) -> tuple[Ca
     return tuple(found or ())
 
 
+def _cursor_excerpt(data: dict[str, Any], where: str | None, line: int) -> tuple[str | None, int | None]:
+    """``prompt_inputs.cursor_excerpt`` and ``prompt_inputs.excerpt_start_row``, if
+    present: the excerpt an ``ep`` run showed the model, which context coverage
+    counts as retrieved (``ep eval --context-only`` reads them, it does not
+    recompute them)."""
+    inputs = data.get("prompt_inputs")
+    if not isinstance(inputs, dict):
+        return None, None
+    excerpt, row = inputs.get("cursor_excerpt"), inputs.get("excerpt_start_row")
+    if excerpt is not None and not isinstance(excerpt, str):
+        raise JSONFormatError("'prompt_inputs.cursor_excerpt' must be a string", path=where, line=line)
+    if row is not None and not _count(row):
+        raise JSONFormatError(
+            "'prompt_inputs.excerpt_start_row' must be a row number (0 or more)", path=where, line=line
+        )
+    return excerpt, row
+
+
 def example_from_dict(data: Any, *, path: str | None = None, line: int = 1, default_name: str = "") -> Example:
     """An :class:`Example` from a decoded Zed ``Example`` object."""
     if not isinstance(data, dict):
@@ -155,6 +201,7 @@ def example_from_dict(data: Any, *, path: str | None = None, line: int = 1, defa
         raise JSONFormatError("'reasoning' must be a string", path=path, line=line)
     if not isinstance(flag, bool):
         raise JSONFormatError("'uncommitted_diff_contains_edit_history' must be true or false", path=path, line=line)
+    excerpt, start_row = _cursor_excerpt(data, path, line)
     cursor_path = _text(data, "cursor_path", required=True, where=path, line=line)
     cursor_position = _text(data, "cursor_position", required=True, where=path, line=line)
     if not cursor_path or not cursor_position:
@@ -175,6 +222,8 @@ def example_from_dict(data: Any, *, path: str | None = None, line: int = 1, defa
         recently_opened_files=_recent(data, "recently_opened_files", path, line),
         recently_viewed_files=_recent(data, "recently_viewed_files", path, line),
         related_files=_related(data, path, line),
+        stored_excerpt=excerpt,
+        excerpt_start_row=start_row,
         diagnostics=_diagnostics(data, path, line),
         source=Source(path=path, line=line),
     )

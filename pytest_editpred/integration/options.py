@@ -91,8 +91,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "prompt_format",
         "prompt format. openai: infer (by model name), zeta (Zeta 1), zeta2 "
-        "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions) or any Zed format name; openai-chat "
-        "and anthropic: teacher or teacher-jumps (Zed's teacher prompts)",
+        "(V0211SeedCoder), zeta2.1 (V0318SeedMultiRegions), any Zed format name, or sweep "
+        "(Zed's Sweep prompt); openai-chat and anthropic: teacher or teacher-jumps (Zed's teacher prompts)",
         default="infer",
     ),
     Option("max_tokens", "maximum tokens to generate", kind="int", default=2048, low=1),
@@ -166,6 +166,28 @@ REPORT_OPTIONS: tuple[Option, ...] = (
         kind="bool",
         default=False,
         ini=False,
+    ),
+    Option(
+        "context_only",
+        "score only the context given to the model (Zed's ep eval --context-only): no model is called",
+        kind="bool",
+        default=False,
+    ),
+    Option(
+        "related_context_limit",
+        "token budget for related files in context coverage (bytes = tokens x 3; default 4000)",
+        kind="int",
+        default=4000,
+        low=0,
+        unit="tokens",
+    ),
+    Option(
+        "context_type",
+        "context coverage counts only related excerpts of these sources: lsp, current-file, edit-history, "
+        "edit-history-file, git-log, bm25, oracle-file, oracle-snippet, editable, all, none "
+        "(comma-separated, repeatable; default: every one)",
+        kind="list",
+        default=(),
     ),
     Option(
         "max_example_bytes",
@@ -282,6 +304,19 @@ def check_combinations(config: pytest.Config) -> None:
             fix="Add --editpred-baseline PATH, the --editpred-report file of an earlier run "
             "(or drop --editpred-fail-on-regression).",
         )
+
+
+def context_from(config: pytest.Config) -> tuple[bool, int, frozenset[str] | None]:
+    """Context coverage's options: context-only or not, the byte budget of related
+    files, and the sources kept (None: every one, as ``ep eval`` without ``--type``)."""
+    from ..metrics import context_budget_bytes, parse_context_types
+
+    types = get(config, "context_type")
+    try:
+        sources = parse_context_types(types) if types else None
+    except ConfigError as error:
+        raise ConfigError(f"--editpred-context-type: {error.reason}", fix=error.fix) from None
+    return bool(get(config, "context_only")), context_budget_bytes(get(config, "related_context_limit")), sources
 
 
 def limits_from(config: pytest.Config) -> Limits:

@@ -218,6 +218,8 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     for name, value in record["metrics"].items():
         if not isinstance(value, dict):
             properties.append((f"editpred_{name}", value))
+        elif name == "editable_context_coverage":  # flat, under the summary's names
+            properties.extend((f"editpred_editable_context_{key}", figure) for key, figure in value.items())
     item.user_properties.extend((k, v) for k, v in properties if v is not None)
     report.user_properties = list(item.user_properties)
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
@@ -634,7 +636,9 @@ class Reporter:
         if rows:
             verbose = self.config.get_verbosity() > 0
             limit = options.get(self.config, "summary_limit")
-            for line in format_eval_report(rows, limit=limit, verbose=verbose).rstrip("\n").split("\n"):
+            context_only = bool(options.get(self.config, "context_only"))
+            report = format_eval_report(rows, limit=limit, verbose=verbose, context_only=context_only)
+            for line in report.rstrip("\n").split("\n"):
                 write(line)
             write("")
         for line in self._result_lines(self.summary()):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,9 @@ from ..judge import Prediction
 from .collect import ExampleItem
 
 if TYPE_CHECKING:
+    from ..example import RetrievedFile
     from ..judge import Candidate, Verdict
+    from ..metrics import ContextEvaluation
     from ..scene import RepositoryCache, Scene
 
 __all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
@@ -96,6 +98,11 @@ class Run:
     _prefetchers: list[tuple[Any, set[str]]] = field(default_factory=list)
     _prefetch_completion: Any = None
     thresholds: tuple[tuple[str, float | None, Callable[[float, float], bool]], ...] = ()
+    # Context coverage: --editpred-context-only, the related files' byte budget and
+    # the sources kept (None: every one).
+    context_only: bool = False
+    context_budget: int = 12_000
+    context_sources: frozenset[str] | None = None
     # The completion function of --editpred-provider, built once (start_provider).
     _provider: Any = None
 
@@ -108,6 +115,8 @@ class Run:
         cannot be built (no model, no base URL, no replay file, an unset key
         variable) is one usage error before the first item, not one per item.
         """
+        if self._provider is None and self.context_only:
+            self._provider = _no_completion  # nothing is asked in a context-only run
         if self._provider is None:
             from .._exceptions import ConfigError
             from ..providers import available, get_provider
@@ -128,7 +137,11 @@ class Run:
     def answered_by(self, completion: Any) -> str:
         """Who answers: ``--editpred-provider``'s name when ``completion`` is the provider
         it built, else the qualified name of the custom completion function (see
-        :func:`qualified_name`)."""
+        :func:`qualified_name`); ``context-only`` when nothing answers."""
+        if self.context_only:
+            from ..reports import CONTEXT_ONLY
+
+            return CONTEXT_ONLY
         if self._provider is not None and completion is self._provider:
             return self.settings.provider
         return qualified_name(completion)
@@ -176,7 +189,10 @@ class Run:
     # ------------------------------------------------------------- predicting
 
     def _call_for(self, completion: Callable[..., Any]) -> Callable[[ExampleItem], Any]:
-        """``item -> Prepared``: scene, then the completion (awaited if async)."""
+        """``item -> Prepared``: scene, then the completion (awaited if async); the
+        scene only in a context-only run."""
+        if self.context_only:
+            return self._scene_for
         if inspect.iscoroutinefunction(completion) or inspect.iscoroutinefunction(
             getattr(completion, "__call__", None)  # noqa: B004 (an async __call__ method, not callability)
         ):
@@ -285,6 +301,11 @@ class Run:
         """
         from .._deadline import JudgeTimeout, deadline
 
+        if self.context_only:
+            missed = self._context_judged(prepared)
+            if missed is not None:
+                pytest.fail(missed, pytrace=False)
+            return
         item = prepared.item
         props = prepared.properties
         prediction = prepared.prediction
@@ -332,8 +353,18 @@ class Run:
             mode=self.match,
             events=scene.events,
         )
-        assert verdict.score is not None
-        metrics = verdict.score.to_dict()
+        score = verdict.score
+        assert score is not None
+        related = prediction.context if prediction.context is not None else scene.example.related_files
+        if related is not None:
+            coverage = self._coverage(prepared, related)
+            score = replace(
+                score,
+                editable_context_coverage=coverage.coverage,
+                retrieved_context_bytes=coverage.retrieved_context_bytes,
+            )
+            verdict = replace(verdict, score=score)
+        metrics = score.to_dict()
         prepared.verdict = verdict
         problems = [] if verdict.passed else [verdict.reason]
         for name, limit, worse in self.thresholds:
@@ -368,6 +399,76 @@ class Run:
             message.append("‸ marks the cursors; - expected, + predicted")
             message.append(diff.rstrip("\n"))
         return "\n".join(message)
+
+    # ------------------------------------------------------- context coverage
+
+    def _coverage(self, prepared: Prepared, related: Sequence[RetrievedFile] | None) -> ContextEvaluation:
+        """Zed's ``editable_context_coverage`` of the item: the cursor excerpt (the
+        one an ``ep`` JSON example stored, else as ``ep`` computes it) and
+        ``related``, against the expected patches."""
+        from ..metrics import editable_context_coverage
+        from ..scene import compute_excerpt
+
+        scene = prepared.scene
+        example = scene.example
+        if example.stored_excerpt is not None and example.excerpt_start_row is not None:
+            start_row, text = example.excerpt_start_row, example.stored_excerpt  # what ep stored
+        else:
+            excerpt = compute_excerpt(scene.buffers[scene.cursor.path], scene.cursor.offset)
+            start_row, text = excerpt.start_row, excerpt.text
+        return editable_context_coverage(
+            [expected.patch for expected in example.expected()],
+            scene.cursor.path,
+            start_row,
+            text,
+            related,
+            sources=self.context_sources,
+            budget_bytes=self.context_budget,
+        )
+
+    def _context_judged(self, prepared: Prepared) -> str | None:
+        """A context-only item (``ep eval --context-only``): Zed's zero score with the
+        coverage set; FAILED when the context misses a row or a file the expected
+        patches edit (a model shown it could not have made the edit), which ``ep``
+        only scores. The failure message, or None if it passed."""
+        from ..metrics import PredictionScore
+
+        item = prepared.item
+        evaluation = self._coverage(prepared, prepared.scene.example.related_files)
+        coverage = evaluation.coverage
+        score = PredictionScore.zero(
+            editable_context_coverage=coverage, retrieved_context_bytes=evaluation.retrieved_context_bytes
+        )
+        props = prepared.properties
+        props["metrics"] = score.to_dict()
+        if coverage is None:
+            props.update(outcome="passed", reason="no expected patch: there is no edit for the context to hold")
+            return None
+        figures = (
+            f"lines P={coverage.lines_precision:.1%} R={coverage.lines_recall:.1%} "
+            f"(TP={coverage.lines_tp}, FP={coverage.lines_fp}, FN={coverage.lines_fn}); "
+            f"files P={coverage.files_precision:.1%} R={coverage.files_recall:.1%} "
+            f"(TP={coverage.files_tp}, FP={coverage.files_fp}, FN={coverage.files_fn})"
+        )
+        missed = [
+            f"{count} of the {total} {what}{'s' if total > 1 else ''}"
+            for count, total, what in (
+                (coverage.lines_fn, coverage.lines_anchors, "row"),
+                (coverage.files_fn, coverage.files_tp + coverage.files_fn, "file"),
+            )
+            if count
+        ]
+        if not missed:
+            props.update(outcome="passed", reason=f"the context holds every edited row: {figures}")
+            return None
+        reason = f"the context misses {' and '.join(missed)} the expected patch edits: {figures}"
+        props.update(outcome="failed", reason=reason)
+        return f"{item.name}: {reason}"
+
+
+def _no_completion(request: Any) -> Prediction:
+    """The completion of a context-only run: never called (see ``Run._call_for``)."""
+    raise AssertionError("a context-only run asks no model")
 
 
 def _utf8_size(text: str, limit: int) -> int:

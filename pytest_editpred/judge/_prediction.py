@@ -2,14 +2,18 @@
 
 The answer is either a unified ``patch`` (tolerant, like the examples' diffs) or the
 new ``text`` of the cursor file; ``cursor`` is an optional character offset into the
-cursor file *after* the edit. The rest (raw output, model id, usage, timing,
-attempts) is reported, never judged.
+cursor file *after* the edit. ``context`` is the context the model was given beyond
+the cursor excerpt (the files a retriever found), when the completion function
+reports it: it is scored as Zed's ``editable_context_coverage``. The rest (raw
+output, model id, usage, timing, attempts) is reported, never judged.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..example import RetrievedFile
 
 __all__ = ["Attempt", "Prediction"]
 
@@ -38,6 +42,7 @@ class Prediction:
     attempts: tuple[Attempt, ...] = ()
     cached: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    context: tuple[RetrievedFile, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.patch is not None and self.text is not None:

@@ -15,6 +15,9 @@ the original text*: scoring the texts themselves would reward copying the file.
   smells of a broken prediction.
 * :func:`patch_location_match` (§4.7): does the prediction edit the expected places;
   only the last tie-break between several expected patches.
+* :func:`editable_context_coverage` (authoring-and-context §4): did the context
+  handed to the model (cursor excerpt, related files) hold the rows the expected
+  patch edits? Not a prediction metric: ``ep eval --context-only`` scores retrieval.
 
 :func:`score_prediction` combines them the way ``ep score`` does: each expected
 patch is scored, the best one wins (ties to the last, as Rust's ``max_by``), and
@@ -49,6 +52,31 @@ Known drift from Zed, all in places Zed's result depends on a third-party diff:
 from __future__ import annotations
 
 from ._chrf import CHR_F_BETA, CHR_F_CHAR_ORDER, DeltaChrF, collapse_whitespace, delta_chr_f
+from ._context import (
+    CONTEXT_SOURCES,
+    CONTEXT_TYPES,
+    DEFAULT_RELATED_CONTEXT_LIMIT,
+    LINE_RELEVANCE_WINDOW,
+    ContextCoverage,
+    ContextEvaluation,
+    ContextFile,
+    ContextSummary,
+    ExpectedContext,
+    RelatedExcerptLike,
+    RelatedFileLike,
+    RetrievedContext,
+    context_budget_bytes,
+    context_coverage,
+    editable_context_coverage,
+    excerpt_source,
+    expected_context,
+    filter_context_sources,
+    format_context_report,
+    limit_retrieved_context_to_bytes,
+    parse_context_types,
+    retrieved_context,
+    strip_first_component,
+)
 from ._counts import ClassificationMetrics, exact_lines_match
 from ._histogram import histogram_diff
 from ._jump import JUMP_LOCATION_TOLERANCE, JumpLocation, patch_location_match
@@ -68,28 +96,51 @@ from ._tokens import comparison_units, lcs_length, tokenize
 __all__ = [
     "CHR_F_BETA",
     "CHR_F_CHAR_ORDER",
+    "CONTEXT_SOURCES",
+    "CONTEXT_TYPES",
+    "DEFAULT_RELATED_CONTEXT_LIMIT",
     "JUMP_LOCATION_TOLERANCE",
     "KEPT_RATE_MAX_LENGTH_DELTA",
+    "LINE_RELEVANCE_WINDOW",
     "Candidate",
     "ClassificationMetrics",
+    "ContextCoverage",
+    "ContextEvaluation",
+    "ContextFile",
+    "ContextSummary",
     "DeltaChrF",
+    "ExpectedContext",
     "JumpLocation",
     "KeptRate",
     "PredictionScore",
+    "RelatedExcerptLike",
+    "RelatedFileLike",
+    "RetrievedContext",
     "TokenChanges",
     "braces_disbalance",
     "collapse_whitespace",
     "comparison_units",
     "compute_kept_rate",
     "compute_reversal_overlap",
+    "context_budget_bytes",
+    "context_coverage",
     "delta_chr_f",
+    "editable_context_coverage",
     "exact_lines_match",
+    "excerpt_source",
+    "expected_context",
+    "filter_context_sources",
+    "format_context_report",
     "has_isolated_whitespace_changes",
     "histogram_diff",
     "lcs_length",
+    "limit_retrieved_context_to_bytes",
+    "parse_context_types",
     "patch_location_match",
+    "retrieved_context",
     "reversal_ratio",
     "score_prediction",
+    "strip_first_component",
     "text_braces_disbalance",
     "token_changes",
     "tokenize",

@@ -10,7 +10,8 @@ from typing import Any
 
 from .._text import Change, nbytes
 from ..scene import EditEvent
-from ._chrf import DeltaChrF, _NgramDelta, chr_f_of, ngram_delta
+from ._chrf import CHR_F_BETA, DeltaChrF, _NgramDelta, chr_f_of, ngram_delta
+from ._context import ContextCoverage
 from ._counts import ClassificationMetrics, exact_lines_match
 from ._jump import JumpLocation, patch_location_match
 from ._kept import KeptRate, compute_kept_rate
@@ -56,8 +57,13 @@ _SKIP_IF_NONE = frozenset(
         "avg_logprob",
         "editable_context_coverage",
         "jump_location",
+        "retrieved_context_bytes",
     }
 )
+
+
+# The fields ``PredictionScore::zero()`` leaves None (every other one is 0).
+_ZERO_NONE = _SKIP_IF_NONE | {"wrong_editable_region"}
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,11 @@ class PredictionScore:
     """Zed's ``PredictionScore``, field for field (§5.2 ``score[]``, §4.2).
 
     The names are Zed's so that ``to_dict()`` can be compared with, or written as,
-    the ``score`` array of ``ep score``'s JSON.
+    the ``score`` array of ``ep score``'s JSON. ``editable_context_coverage`` is
+    set only when the example or the prediction carries retrieved context, or in a
+    context-only run (:mod:`._context`). ``retrieved_context_bytes`` is not one of
+    Zed's fields (``ep`` reads it from the example when it summarises): it travels
+    with the score so that every report summarises from the score alone.
     """
 
     delta_chr_f: float
@@ -93,8 +103,9 @@ class PredictionScore:
     discarded_chars: int | None = None
     cumulative_logprob: float | None = None
     avg_logprob: float | None = None
-    editable_context_coverage: float | None = None
+    editable_context_coverage: ContextCoverage | None = None
     jump_location: JumpLocation | None = None
+    retrieved_context_bytes: int | None = None
 
     @property
     def exact_lines(self) -> ClassificationMetrics:
@@ -107,7 +118,20 @@ class PredictionScore:
         jump = values.get("jump_location")
         if isinstance(jump, Mapping):
             values["jump_location"] = JumpLocation(**jump)
+        coverage = values.get("editable_context_coverage")
+        if isinstance(coverage, Mapping):
+            values["editable_context_coverage"] = ContextCoverage.from_dict(coverage)
         return cls(**values)
+
+    @classmethod
+    def zero(cls, **values: Any) -> PredictionScore:
+        """Zed's ``PredictionScore::zero()``: what a context-only run scores each
+        example with (its coverage given in ``values``)."""
+        base: dict[str, Any] = {
+            f.name: None if f.name in _ZERO_NONE else 0.0 if str(f.type).startswith("float") else 0 for f in fields(cls)
+        }
+        base.update(delta_chr_f_beta=CHR_F_BETA, has_isolated_whitespace_changes=False, **values)
+        return cls(**base)
 
     def to_dict(self) -> dict[str, Any]:
         """Zed's JSON: ``?`` fields left out when None, ``jump_location`` nested."""
@@ -116,7 +140,7 @@ class PredictionScore:
             value = getattr(self, f.name)
             if value is None and f.name in _SKIP_IF_NONE:
                 continue
-            out[f.name] = value.to_dict() if isinstance(value, JumpLocation) else value
+            out[f.name] = value.to_dict() if isinstance(value, (JumpLocation, ContextCoverage)) else value
         return out
 
 

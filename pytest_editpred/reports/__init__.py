@@ -18,6 +18,8 @@ from ._hunks import edit_view
 from ._jsonl import JsonlReport, read_records, scrub_secrets
 from ._lines import GROUPS, by_example, cursor_rate_line, excluded, group_lines, rates_line, trial_lines
 from ._record import (
+    CONTEXT_ONLY,
+    ContextCoverageCounts,
     CursorView,
     EditView,
     ExcerptLines,
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from ._viewer import render_html
 
 __all__ = [
+    "CONTEXT_ONLY",
+    "ContextCoverageCounts",
     "report_main",
     "GROUPS",
     "Comparison",

@@ -75,6 +75,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     args = _parser(prog).parse_args(argv)
     from .._exceptions import EditPredError
     from ..metrics import PredictionScore
+    from ._record import CONTEXT_ONLY
     from ._summary import Summary, format_eval_report
     from ._viewer import render_html, summary_of, terminal_lines
 
@@ -97,7 +98,9 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         if r.get("metrics")
     ]
     if rows:
-        out.write(format_eval_report(rows, limit=args.summary_limit, verbose=args.verbose) + "\n")
+        context_only = all(r.get("provider") == CONTEXT_ONLY for r in records if r.get("metrics"))
+        report = format_eval_report(rows, limit=args.summary_limit, verbose=args.verbose, context_only=context_only)
+        out.write(report + "\n")
     summary = summary_of(records)
     terminal = terminal_lines(records, summary)
     for line in terminal:

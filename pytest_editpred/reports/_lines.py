@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._exceptions import ConfigError
-from ._record import Record
+from ._record import CONTEXT_ONLY, Record
 from ._stats import (
     bootstrap_mean_interval,
     cluster_bootstrap_mean_interval,
@@ -72,7 +72,11 @@ def rates_line(records: Sequence[Record], summary: Mapping[str, Any]) -> str:
         f"{total} predictions: {parts}; pass rate {100 * summary['passed'] / total:.1f}% of {total} "
         f"[95% CI {100 * rate.low:.1f}-{100 * rate.high:.1f}{clustered}] (errors count as not passed)"
     )
-    chrf = [[r["metrics"]["delta_chr_f"] for r in rs if r["metrics"]] for rs in examples.values()]
+    # A context-only record's zero score is no prediction's: no delta-chrF to average.
+    chrf = [
+        [r["metrics"]["delta_chr_f"] for r in rs if r["metrics"] and r.get("provider") != CONTEXT_ONLY]
+        for rs in examples.values()
+    ]
     scored = sum(len(values) for values in chrf)
     if scored:
         mean = cluster_bootstrap_mean_interval(chrf, confidence=0.95)

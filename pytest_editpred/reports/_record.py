@@ -38,6 +38,8 @@ else:  # typing's own TypedDict of 3.10 does not know NotRequired
     from typing_extensions import NotRequired, TypedDict
 
 __all__ = [
+    "CONTEXT_ONLY",
+    "ContextCoverageCounts",
     "EditView",
     "ExcerptLines",
     "ExcerptView",
@@ -53,6 +55,10 @@ __all__ = [
     "RecordedAttempt",
     "CursorView",
 ]
+
+#: The ``provider`` of a record of a context-only run (``--editpred-context-only``):
+#: no model answered, the context was scored.
+CONTEXT_ONLY = "context-only"
 
 #: An item's outcome as pytest reports it, plus ``error`` for a setup that failed
 #: (an unreadable example, a missing answer, a broken completion fixture).
@@ -90,6 +96,24 @@ class JumpLocationCounts(TypedDict):
     lines_fn: int
 
 
+class ContextCoverageCounts(TypedDict):
+    """Zed's ``editable_context_coverage`` (:class:`~pytest_editpred.metrics.ContextCoverage`):
+    did the context given to the model hold the rows the expected patch edits."""
+
+    lines_tp: int
+    lines_fp: int
+    lines_fn: int
+    lines_precision: float
+    lines_recall: float
+    lines_f1: float
+    files_tp: int
+    files_fp: int
+    files_fn: int
+    files_precision: float
+    files_recall: float
+    files_f1: float
+
+
 class Metrics(TypedDict, total=False):
     """The record's ``metrics``: ``{}`` for a prediction that was not scored (an
     error, a skip, an answer that could not be used), else Zed's score JSON
@@ -124,8 +148,9 @@ class Metrics(TypedDict, total=False):
     discarded_chars: int
     cumulative_logprob: float
     avg_logprob: float
-    editable_context_coverage: float
+    editable_context_coverage: ContextCoverageCounts
     jump_location: JumpLocationCounts
+    retrieved_context_bytes: int  # not Zed's: the context's bytes, for the summary
 
 
 class Hunk(TypedDict):

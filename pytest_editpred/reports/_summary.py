@@ -13,7 +13,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from ..metrics import CHR_F_BETA, ClassificationMetrics, PredictionScore
+from ..metrics import (
+    CHR_F_BETA,
+    ClassificationMetrics,
+    ContextEvaluation,
+    ContextSummary,
+    PredictionScore,
+    format_context_report,
+)
+
+CONTEXT_SUMMARY_FIELDS = tuple(f.name for f in fields(ContextSummary))
 
 __all__ = ["SUMMARY_JSON_FIELDS", "Summary", "format_eval_report", "percentile"]
 
@@ -31,10 +40,8 @@ _SKIP_IF_NONE = frozenset(
         "total_kept_chars",
         "total_correctly_deleted_chars",
         "total_discarded_chars",
-        "avg_editable_context_coverage",
-        "editable_context_changed_lines_reachable",
-        "editable_context_total_changed_lines",
     }
+    | set(CONTEXT_SUMMARY_FIELDS)
 )
 
 
@@ -51,8 +58,9 @@ class Summary:
     """Zed's ``SummaryJson``, field for field; rates are fractions (0–1), the
     chrF average is on its own 0–100 scale.
 
-    The QA and editable-context fields exist for parity and stay None: this package
-    runs no QA model and scores no retrieval context.
+    The QA fields exist for parity and stay None: this package runs no QA model.
+    The editable-context fields (v1.15's names, :class:`~pytest_editpred.metrics.ContextSummary`)
+    are set when some prediction's score carries a context coverage.
     """
 
     total_examples: int
@@ -83,9 +91,22 @@ class Summary:
     total_kept_chars: int | None
     total_correctly_deleted_chars: int | None
     total_discarded_chars: int | None
-    avg_editable_context_coverage: float | None
-    editable_context_changed_lines_reachable: int | None
-    editable_context_total_changed_lines: int | None
+    editable_context_examples: int | None = None
+    avg_editable_context_lines_precision: float | None = None
+    avg_editable_context_lines_recall: float | None = None
+    avg_editable_context_lines_f1: float | None = None
+    editable_context_lines_tp: int | None = None
+    editable_context_lines_fp: int | None = None
+    editable_context_lines_fn: int | None = None
+    avg_editable_context_files_precision: float | None = None
+    avg_editable_context_files_recall: float | None = None
+    avg_editable_context_files_f1: float | None = None
+    editable_context_files_tp: int | None = None
+    editable_context_files_fp: int | None = None
+    editable_context_files_fn: int | None = None
+    avg_retrieved_context_bytes: int | None = None
+    total_retrieved_context_bytes: int | None = None
+    retrieved_context_examples: int | None = None
 
     @classmethod
     def from_scores(cls, scores: Sequence[PredictionScore]) -> Summary:
@@ -102,7 +123,9 @@ class Summary:
         kept_chars = [s.kept_chars for s in scores if s.kept_chars is not None]
         deleted_chars = [s.correctly_deleted_chars for s in scores if s.correctly_deleted_chars is not None]
         discarded = [s.discarded_chars for s in scores if s.discarded_chars is not None]
-        coverage = [s.editable_context_coverage for s in scores if s.editable_context_coverage is not None]
+        context = ContextSummary.from_results(
+            ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes) for s in scores
+        )
         return cls(
             total_examples=len(scores),
             avg_delta_chr_f=_mean([s.delta_chr_f for s in scores]),
@@ -132,9 +155,7 @@ class Summary:
             total_kept_chars=sum(kept_chars) if kept_chars else None,
             total_correctly_deleted_chars=sum(deleted_chars) if deleted_chars else None,
             total_discarded_chars=sum(discarded) if discarded else None,
-            avg_editable_context_coverage=_mean_or_none(coverage),
-            editable_context_changed_lines_reachable=None,
-            editable_context_total_changed_lines=None,
+            **{name: getattr(context, name) for name in CONTEXT_SUMMARY_FIELDS},
         )
 
     def to_summary_json(self) -> dict[str, int | float | None]:
@@ -189,9 +210,12 @@ def _percent_cell(rate: float | None) -> str:
     return "-" if rate is None else f"{rate * 100:.0f}%"
 
 
-def format_eval_report(rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False) -> str:
+def format_eval_report(
+    rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False, *, context_only: bool = False
+) -> str:
     """The ``ep eval`` table (§4.9) for ``(example name, score)`` rows, without the
-    QA columns.
+    QA columns; with ``context_only``, ``ep eval --context-only``'s table of the
+    context coverage instead (:func:`~pytest_editpred.metrics.format_context_report`).
 
     At most ``limit`` rows are listed unless ``verbose``; the totals always cover
     every row. The token-change percentiles are taken over the predictions that had
@@ -199,6 +223,11 @@ def format_eval_report(rows: Sequence[tuple[str, PredictionScore]], limit: int =
     score does not keep the patch text, so "changed a token" stands in for Zed's
     "non-empty ``actual_patch``".
     """
+    if context_only:
+        results = [
+            (name, ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes)) for name, s in rows
+        ]
+        return format_context_report(results, limit=limit, verbose=verbose)
     lines = [
         _SEPARATOR,
         (f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} {'Cursor':>6} {'WrgER':>5}"),
@@ -255,6 +284,15 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
     recall_evaluated = sum(1 for s in scores if s.recall_rate is not None)
     if summary.avg_recall_rate is not None:
         out.append(f"Recall rate: {summary.avg_recall_rate * 100:.1f}% avg ({recall_evaluated} evaluated)")
+    if summary.editable_context_examples:
+        for level in ("lines", "files"):
+            rates = (getattr(summary, f"avg_editable_context_{level}_{r}") * 100 for r in ("precision", "recall", "f1"))
+            tp, fp, fn = (getattr(summary, f"editable_context_{level}_{c}") for c in ("tp", "fp", "fn"))
+            p, r, f1 = rates
+            out.append(
+                f"Editable context {level}: P={p:.1f}%, R={r:.1f}%, F1={f1:.1f}% avg "
+                f"({summary.editable_context_examples} evaluated, TP={tp}, FP={fp}, FN={fn})"
+            )
     changed = [s for s in scores if s.wrong_editable_region is not None and s.inserted_tokens + s.deleted_tokens > 0]
     if changed:
         columns = {

@@ -78,6 +78,22 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ),
     ("inserted_tokens", "inserted tokens", "i", "tokens the prediction inserts"),
     ("deleted_tokens", "deleted tokens", "i", "tokens the prediction deletes"),
+    (
+        "editable_context_lines_recall",
+        "context rows recall",
+        "p",
+        "share of the rows the expected patch edits that the context shown to the model held",
+    ),
+    (
+        "editable_context_lines_precision",
+        "context rows precision",
+        "p",
+        "share of the context's rows within 20 rows of an edit",
+    ),
+    ("editable_context_lines_f1", "context rows F1", "p", "F1 of the two above"),
+    ("editable_context_files_recall", "context files recall", "p", "share of the edited files the context held"),
+    ("editable_context_files_precision", "context files precision", "p", "share of the context's files edited"),
+    ("retrieved_context_bytes", "context bytes", "i", "bytes of related-file excerpts given to the model"),
 )
 SORTABLE = ("delta_chr_f", "exact_lines_f1", "cursor_distance", "reversal_ratio", "braces_disbalance", "kept_rate")
 
@@ -89,8 +105,12 @@ def _number(value: object) -> float | None:
 
 
 def _metrics(record: Record) -> dict[str, object]:
-    """The record's metrics, and their exact-lines F1 (which the record does not keep)."""
+    """The record's metrics, their exact-lines F1 (which the record does not keep),
+    and the context coverage's members as flat ``editable_context_*`` numbers."""
     metrics: dict[str, object] = dict(record.get("metrics") or {})
+    coverage = metrics.get("editable_context_coverage")
+    if isinstance(coverage, dict):
+        metrics.update((f"editable_context_{key}", value) for key, value in coverage.items())
     tp, fp, fn = (_number(metrics.get(f"exact_lines_{k}")) for k in ("tp", "fp", "fn"))
     if tp is not None and fp is not None and fn is not None and "exact_lines_f1" not in metrics:
         metrics["exact_lines_f1"] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..._exceptions import ConfigError, PredictionError
 from ..._settings import Settings
 from ...scene import PredictionRequest
+from ._sweep import SWEEP_FORMAT, sweep_unsupported
 from ._window import Answer, Window, window_for
 
 if TYPE_CHECKING:
@@ -32,10 +33,13 @@ _UNSET = next(f.default for f in fields(Settings) if f.name == "prompt_format")
 def teacher_prompt_name(settings: Settings, *, provider: str, default: str | None) -> str | None:
     """The teacher prompt ``settings`` pick, or ``default`` when the option is left
     at its default (``None``: the provider's own prompt). Any other value is an
-    error only where there is no own prompt to fall back on."""
+    error only where there is no own prompt to fall back on; ``sweep`` always is, one
+    that names the provider that sends it (a chat model cannot continue that prompt)."""
     value = settings.prompt_format
     if value in TEACHER_PROMPTS:
         return value
+    if value.strip().lower() == SWEEP_FORMAT:
+        raise sweep_unsupported(provider, TEACHER_PROMPTS)
     if value == _UNSET or default is None:
         return default
     raise ConfigError(
