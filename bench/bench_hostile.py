@@ -13,7 +13,12 @@ The cases ("bounded and sealed"):
 * ``hunks-100k``: an expected patch of 100,000 one-line hunks on a 100,000-line file;
 * ``answer-3.4MB`` and ``answer-48MB``: a predicted patch of that size (the 48 MB one
   is over ``--editpred-max-prediction-bytes``; the 3.4 MB one is judged);
-* ``cursor-64MiB``: a 64 MiB cursor file with a one-line expected patch.
+* ``cursor-64MiB``: a 64 MiB cursor file with a one-line expected patch;
+* ``brackets-100k`` and ``brackets-100k-lines``: a ``.py`` cursor file of 100,000
+  nested brackets (``((((…))))``, on one line, then one bracket a line), the cursor
+  between the innermost two, sent as a Zeta 2.1 prompt (``openai`` provider) to a
+  loopback server (``tests/llm_server.py``) that answers with no edit: the
+  tree-sitter walk for the syntax ranges is bounded (``zeta/_syntax.py``).
 
 ``--memory-gb`` caps the child's address space (default 6) so that a case that
 would need 20 GB ends in a MemoryError instead of taking the machine down.
@@ -41,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from gitrepos import make_repo  # noqa: E402
+from llm_server import LLMServer  # noqa: E402
 
 URL = "https://github.com/acme/hostile"
 CONFTEST = """
@@ -87,10 +93,11 @@ def _example(rev: str, cursor_path: str, cursor_block: str, expected: str, histo
     return text + "## Expected Patch\n\n```diff\n" + expected + "```\n"
 
 
-Case = Callable[[Path, float], None]
+#: A case builds its project under ``root`` and returns extra pytest arguments (or None).
+Case = Callable[[Path, float], "list[str] | None"]
 
 
-def _project(root: Path, files: dict[str, str]) -> str:
+def _project(root: Path, files: dict[str, str], *, conftest: bool = True) -> str:
     _, shas = make_repo(root / "upstream", files)
     (root / "pytest.ini").write_text(
         textwrap.dedent(
@@ -102,7 +109,8 @@ def _project(root: Path, files: dict[str, str]) -> str:
             """
         )
     )
-    (root / "conftest.py").write_text(CONFTEST)
+    if conftest:
+        (root / "conftest.py").write_text(CONFTEST)
     (root / "evals").mkdir()
     return shas[-1]
 
@@ -155,6 +163,44 @@ def cursor_64mib(root: Path, scale: float) -> None:
     (root / "evals" / "cursor.md").write_text(_example(rev, "f.py", CURSOR, expected))
 
 
+_SERVER: list[LLMServer] = []
+
+
+def _server() -> LLMServer:
+    """One loopback model server for the bench's run, answering "no edit"."""
+    if not _SERVER:
+        server = LLMServer.start()
+        server.answer("")  # an empty reply: no prediction, as in the editor
+        _SERVER.append(server)
+    return _SERVER[0]
+
+
+def _brackets(per_line: bool) -> Case:
+    def case(root: Path, scale: float) -> list[str]:
+        count = max(int(100_000 * scale), 1)
+        sep = "\n" if per_line else ""
+        head, tail = sep.join("(" * count), sep.join(")" * count)
+        text = head + sep + tail + "\n" + "pass\n"
+        rev = _project(root, {"deep.py": text}, conftest=False)
+        # the cursor between the innermost brackets, the deepest node of the tree (a
+        # block the file holds once: "(\n)" is the innermost pair only)
+        block = head.rsplit("\n", 1)[-1] + "<|user_cursor|>" + sep + tail.split("\n", 1)[0] + "\n"
+        expected = "--- a/deep.py\n+++ b/deep.py\n@@ -2,1 +2,1 @@\n-pass\n+x = 1\n"
+        if per_line:
+            expected = expected.replace("@@ -2,1 +2,1 @@", f"@@ -{2 * count + 1},1 +{2 * count + 1},1 @@")
+        (root / "evals" / "deep.md").write_text(_example(rev, "deep.py", block, expected))
+        server = _server()
+        return [
+            "--editpred-provider=openai",
+            f"--editpred-base-url={server.url}",
+            "--editpred-model=zeta-served",
+            "--editpred-prompt-format=zeta2.1",
+            "--editpred-cache=off",
+        ]
+
+    return case
+
+
 CASES: dict[str, Case] = {
     "example-50MB": example_50mb,
     "hunk-9.5MB": hunk_9_5mb,
@@ -162,6 +208,8 @@ CASES: dict[str, Case] = {
     "answer-3.4MB": _answer(3_400_000),
     "answer-48MB": _answer(48_000_000),
     "cursor-64MiB": cursor_64mib,
+    "brackets-100k": _brackets(per_line=False),
+    "brackets-100k-lines": _brackets(per_line=True),
 }
 
 
@@ -177,14 +225,14 @@ WRAPPER = (
 def run(name: str, scale: float, timeout: float, profile: bool, memory_gb: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        CASES[name](root, scale)
+        extra = CASES[name](root, scale) or []
         size = sum(p.stat().st_size for p in (root / "evals").iterdir()) + (
             (root / "answer.diff").stat().st_size if (root / "answer.diff").exists() else 0
         )
         command = [sys.executable, "-c", WRAPPER, str(int(memory_gb * 2**30)), sys.executable]
         if profile:
             command += ["-m", "cProfile", "-s", "cumulative"]
-        command += ["-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "evals"]
+        command += ["-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "evals", *extra]
         env = {**os.environ, "PYTHONPATH": os.environ.get("EDITPRED_BENCH_CODE", str(ROOT))}
         start = time.perf_counter()
         child = subprocess.Popen(
@@ -201,13 +249,13 @@ def run(name: str, scale: float, timeout: float, profile: bool, memory_gb: float
         except subprocess.TimeoutExpired:
             os.killpg(child.pid, 9)
             child.communicate()
-            print(f"{name:14} {size / 1e6:8.1f} MB  TIMEOUT: still running after {timeout:.0f} s")
+            print(f"{name:19} {size / 1e6:8.1f} MB  TIMEOUT: still running after {timeout:.0f} s")
             return
         seconds = time.perf_counter() - start
         lines = output.splitlines()
         rss = next((int(line.split()[1]) for line in lines if line.startswith("PEAK_RSS_KB")), 0) / 1024
         summary = next((line for line in reversed(lines) if " in " in line and line[:1].isdigit()), lines[-2:-1])
-        print(f"{name:14} {size / 1e6:8.1f} MB  {seconds:7.1f} s  peak RSS {rss:7.0f} MB  {str(summary).strip()}")
+        print(f"{name:19} {size / 1e6:8.1f} MB  {seconds:7.1f} s  peak RSS {rss:7.0f} MB  {str(summary).strip()}")
         for line in lines:
             if line.startswith(("E ", "FAILED", "ERROR")) and len(line) < 400:
                 print("    " + line)
@@ -226,8 +274,12 @@ def main() -> None:
         "--memory-gb", type=float, default=6.0, help="address-space cap of the child (a MemoryError past it)"
     )
     args = parser.parse_args()
-    for name in args.only or CASES:
-        run(name, args.scale, args.timeout, args.profile, args.memory_gb)
+    try:
+        for name in args.only or CASES:
+            run(name, args.scale, args.timeout, args.profile, args.memory_gb)
+    finally:
+        for server in _SERVER:
+            server.close()
 
 
 if __name__ == "__main__":

@@ -123,6 +123,7 @@ _ERRORS = (
     "FormatError",
     "FrontMatterError",
     "HeadingLevelError",
+    "UnknownHeadingError",
     "IndentedCodeBlockError",
     "MissingCursorBlockError",
     "JSONFormatError",

@@ -8,6 +8,7 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │   ├── FormatError              the file cannot be read as an example
     │   │   ├── FrontMatterError         bad or missing ``+++`` TOML front matter
     │   │   ├── HeadingLevelError        an H5/H6 heading (Zed: "Unexpected heading level")
+    │   │   ├── UnknownHeadingError      a ``##`` heading that names no section (Zed drops its blocks)
     │   │   ├── IndentedCodeBlockError   an indented code block
     │   │   ├── MissingCursorBlockError  no ``## Cursor Position`` fence with a path
     │   │   └── JSONFormatError          a .json/.jsonl example that is not an Example
@@ -49,6 +50,7 @@ __all__ = [
     "FormatError",
     "FrontMatterError",
     "HeadingLevelError",
+    "UnknownHeadingError",
     "IndentedCodeBlockError",
     "MissingCursorBlockError",
     "JSONFormatError",
@@ -145,6 +147,18 @@ class FrontMatterError(FormatError):
 
 class HeadingLevelError(FormatError):
     default_fix = "Use '#' for the name, '##' for sections and '###'/'####' for notes."
+
+
+class UnknownHeadingError(FormatError):
+    """A ``##`` heading that is none of the sections: Zed reads what follows as no
+    section and drops its blocks, so ``## Expected Patches`` would make an example
+    that expects no change. The reason names the heading and the nearest known one."""
+
+    default_fix = (
+        "Use one of Zed's section headings: ## Uncommitted Diff, ## Recently Opened Files, "
+        "## Recently Viewed Files, ## Edit History, ## Cursor Position, ## Expected Patch, "
+        "## Rejected Patch, ## Reasoning (any case). A note needs no heading: paragraphs are ignored."
+    )
 
 
 class IndentedCodeBlockError(FormatError):

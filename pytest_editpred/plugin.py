@@ -21,6 +21,7 @@ import pytest
 from .integration import PREPARED_KEY, ROOTS_KEY, RUN_KEY, SETUP_ERROR_KEY, TRIALS_KEY
 
 _CHECKED_KEY = pytest.StashKey[bool]()
+_HEADER_KEY = pytest.StashKey[bool]()  # the header named the provider
 
 if TYPE_CHECKING:
     from .integration.runner import Prepared, Run
@@ -41,6 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[ROOTS_KEY] = [(base / p).resolve() for p in options.get(config, "paths")]
     try:
         config.stash[TRIALS_KEY] = options.get(config, "trials")
+        options.check_values(config)
         options.check_combinations(config)
     except EditPredError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
@@ -57,6 +59,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
     if is_example_file(file_path, parent.config, parent.config.stash[ROOTS_KEY]):
         return ExampleFile.from_parent(parent, path=file_path)
+    if file_path.suffix.lower() != ".md":
+        from .integration.collect import note_skipped_json
+
+        note_skipped_json(file_path, parent.config)
     return None
 
 
@@ -94,11 +100,24 @@ def _prepare(config: pytest.Config) -> None:
     a bad option or a provider that cannot be built is one usage error, not an ERROR
     (and a traceback) per item."""
     from ._exceptions import ConfigError
+    from .integration import options
+    from .providers import unused_options
 
     try:
-        _run(config).start_provider()
+        run = _run(config)
+        run.start_provider()
     except ConfigError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
+    provider = run.settings.provider
+    ignored = [] if run.context_only else unused_options(provider, options.given(config))
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if ignored and reporter is not None:
+        flags = ", ".join(f"--editpred-{name.replace('_', '-')}" for name in ignored)
+        reporter.write_line(
+            f"editpred: provider {provider!r} does not use {flags}: ignored "
+            "(see the README's Providers table for what each provider reads)",
+            yellow=True,
+        )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -141,11 +160,17 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 
 
 def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str] | None:
-    """One line per example tag that cannot be a marker, saying how to select it."""
+    """One line per example tag that cannot be a marker, saying how to select it, and
+    one for JSON files left out of a directory named on the command line; and the
+    header line, when examples were collected where the header could not foresee them
+    (no ``evals`` directory, examples found under a directory argument)."""
     collect = sys.modules.get("pytest_editpred.integration.collect")
     if collect is None:
         return None
-    return collect.tag_hints(config) or None
+    lines = collect.collection_hints(config)
+    if not config.stash.get(_HEADER_KEY, False) and any(isinstance(item, collect.ExampleItem) for item in items):
+        lines = (_header(config) or []) + lines
+    return lines or None
 
 
 @pytest.fixture(scope="session")
@@ -242,11 +267,19 @@ def pytest_runtest_makereport(
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    """Name the provider, model and repository cache, when examples may run."""
+    """Name the provider, model and repository cache, when examples may run (when it
+    cannot tell before collection, the line comes after it: see
+    :func:`pytest_report_collectionfinish`)."""
     if not any(root.is_dir() for root in config.stash[ROOTS_KEY]) and not any(
         str(arg).endswith((".md", ".json", ".jsonl")) for arg in config.args
     ):
         return None
+    lines = _header(config)
+    config.stash[_HEADER_KEY] = bool(lines)
+    return lines
+
+
+def _header(config: pytest.Config) -> list[str] | None:
     from ._exceptions import EditPredError
 
     try:

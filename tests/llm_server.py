@@ -20,6 +20,7 @@ or list this module in ``pytest_plugins`` of the root conftest. Then::
         llm_server.forever()                           # a chunked body that never ends
         llm_server.gzip_bomb()                         # 1 MB of gzip that inflates to 1 GiB
         llm_server.huge(100 * 2**20)                   # a valid answer of that many bytes
+        llm_server.cut_prompts(2059, truncated=False)  # report reading at most 2059 prompt tokens
         llm_server.latency = 0.2                       # seconds before every answer
         ... llm_server.url ...; llm_server.requests[0].body["prompt"]
 
@@ -112,6 +113,11 @@ class LLMServer:
     finish_reason: str = "stop"
     fim_shape: str = "message"  # or "text": choices[0].text on /v1/fim/completions
     model: str = "test-model"
+    #: Prompt tokens reported at most (None: as many as the request has): a server
+    #: that cuts the prompt to its context without an error. See :meth:`cut_prompts`.
+    prompt_tokens_cap: int | None = None
+    #: llama.cpp's ``truncated`` on ``/infill`` (None: the field is not sent).
+    infill_truncated: bool | None = None
     #: Headers every request must carry (lower-case names), else HTTP 401 in the
     #: Anthropic error shape: how a real API checks ``x-api-key``.
     require_headers: dict[str, str] = field(default_factory=dict)
@@ -172,6 +178,15 @@ class LLMServer:
         sent with its Content-Length in pieces (the server never holds it whole)."""
         self._queue(_Failure("huge", size=size), times)
 
+    def cut_prompts(self, tokens: int | None, *, truncated: bool | None = None) -> None:
+        """Report at most ``tokens`` prompt tokens read (``usage.prompt_tokens``,
+        llama.cpp's ``tokens_evaluated``), as a server that cuts a long prompt to its
+        context or batch size does, and send ``truncated`` on ``/infill`` when not
+        None. The default server does neither."""
+        with self._lock:
+            self.prompt_tokens_cap = tokens
+            self.infill_truncated = truncated
+
     def _queue(self, failure: _Failure, times: int) -> None:
         with self._lock:
             self._failures.extend([failure] * times)
@@ -211,6 +226,8 @@ class LLMServer:
 
     def _body(self, recorded: Recorded, text: str, finish_reason: str) -> dict[str, Any]:
         usage = {"prompt_tokens": len(recorded.raw) // 4, "completion_tokens": len(text) // 4}
+        if self.prompt_tokens_cap is not None:
+            usage["prompt_tokens"] = min(usage["prompt_tokens"], self.prompt_tokens_cap)
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         body = recorded.body if isinstance(recorded.body, dict) else {}
         model = body.get("model") or self.model
@@ -225,7 +242,7 @@ class LLMServer:
                 "usage": {"input_tokens": usage["prompt_tokens"], "output_tokens": usage["completion_tokens"]},
             }
         if recorded.path == "/infill":
-            return {
+            infill: dict[str, Any] = {
                 "content": text,
                 "model": model,
                 "tokens_evaluated": usage["prompt_tokens"],
@@ -233,6 +250,9 @@ class LLMServer:
                 "stop": True,
                 "stopped_limit": finish_reason == "length",
             }
+            if self.infill_truncated is not None:
+                infill["truncated"] = self.infill_truncated
+            return infill
         if recorded.path == "/v1/completions" or (recorded.path == "/v1/fim/completions" and self.fim_shape == "text"):
             choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": finish_reason}
             kind = "text_completion"

@@ -291,3 +291,123 @@ def test_every_refusal_and_skip_is_one_summary_line(project: Project, plugin_arg
     assert (evals / "calc--bad-linked.md").is_symlink()
     assert not (project.pytester.path.parent / "escaped.py").exists()
     assert not any(p.name.startswith(".") for p in evals.iterdir())
+
+
+# ------------------------------------------- characters a fenced block holds, or not
+
+CHARACTERS = """
+import pytest
+from pytest_editpred import Prediction
+
+LINE = "def sub(a, b):\\n"
+ANSWERS = {
+    "cr": "    return a - b\\r  # a lone CR\\n",
+    "crlf": "    return a - b\\r\\n",
+    "nul": "    return a - b  # \\x00\\n",
+    "ls": "    return a - b  # \\u2028 LINE SEPARATOR\\n",
+    "nel": "    return a - b  # \\x85 NEXT LINE\\n",
+    "ff": "\\x0c\\n    return a - b\\n",
+    "esc": "    return a - b  # \\x1b[2J\\n",
+}
+
+
+@pytest.fixture(scope="session")
+def editpred_completion():
+    def complete(request):
+        answer = ANSWERS[request.example.name.split("--")[1]]
+        return Prediction(text=request.text.replace(LINE, LINE + answer), raw_output=answer)
+    return complete
+"""
+
+
+@pytest.mark.xdist
+def test_every_character_accepted_or_refused_is_said(project: Project, plugin_args: list[str]) -> None:
+    """A carriage return or a NUL cannot be held by a fenced block (markdown reads the
+    one as a line break, the other as U+FFFD): refused, naming it and its line. U+2028,
+    U+0085, a form feed, ESC read back exactly: written as they are, and each named
+    with its line, so the corpus's reviewer sees what went in."""
+    project.pytester.makeconftest(CHARACTERS)
+    refused = {name: project.example(f"calc--{name}", SUB) for name in ("cr", "crlf", "nul")}
+    added = {name: project.example(f"calc--{name}", SUB) for name in ("ls", "nel", "ff", "esc")}
+    untouched = {path: path.read_bytes() for path in refused.values()}
+    result = project.pytester.runpytest("evals", "--editpred-accept", *plugin_args)
+    result.assert_outcomes(failed=7)
+    out = result.stdout.str()
+    lines = accept_lines(out)
+    assert set(lines) == {f"evals/calc--{name}.md" for name in (*refused, *added)}, out
+    patch_line = 7  # "--- a", "+++ b", "@@", three context lines, then the answer's line
+    for name, what in (
+        ("cr", "a carriage return (U+000D), which markdown reads as a line break"),
+        ("crlf", "a carriage return (U+000D), which markdown reads as a line break"),
+        ("nul", "a NUL (U+0000), which markdown reads as U+FFFD"),
+    ):
+        line = lines[f"evals/calc--{name}.md"]
+        assert line.startswith(f"refused: the prediction holds {what}, on line {patch_line} of its patch;"), line
+        assert "write the example as ep JSON (.json)" in line
+    for path, data in untouched.items():
+        assert path.read_bytes() == data, path
+    for name, character in (
+        ("ls", "U+2028 LINE SEPARATOR"),
+        ("nel", "U+0085 NEXT LINE"),
+        ("ff", "U+000C FORM FEED"),
+        ("esc", "U+001B ESCAPE"),
+    ):
+        path = added[name]
+        line = lines[f"evals/calc--{name}.md"]
+        fence = int(re.match(rf"added as expected patch at calc--{name}\.md:(\d+); ", line).group(1))
+        why = (
+            "a control or invisible character"
+            if name == "esc"
+            else "a line break to Python's str.splitlines() and some editors, a character to markdown, Zed and "
+            "this loader"
+        )
+        assert line.endswith(f"; {character} on line {fence + patch_line} written as it is ({why})"), line
+        # The file holds the answer as it is, and loads back to exactly the answer:
+        answer = CHARACTER_ANSWERS[name]
+        text = path.read_bytes().decode("utf-8")
+        assert text.split("\n")[fence + patch_line - 1] == "+" + answer.split("\n")[0]
+        stored = from_markdown(text, path).expected_patches[-1]
+        assert "".join(f"+{row}\n" for row in answer.split("\n")[:-1]) in stored
+    # Every accepted example now passes with the same answers: it read back exactly.
+    rerun = project.pytester.runpytest(*[f"evals/calc--{name}.md" for name in added], *plugin_args)
+    rerun.assert_outcomes(passed=4)
+
+
+CHARACTER_ANSWERS = {
+    "ls": "    return a - b  # \u2028 LINE SEPARATOR\n",
+    "nel": "    return a - b  # \x85 NEXT LINE\n",
+    "ff": "\x0c\n    return a - b\n",
+    "esc": "    return a - b  # \x1b[2J\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("added", "what"),
+    [
+        ("+    x = 1\r", "a carriage return (U+000D)"),
+        ("+    x = '\x00'", "a NUL (U+0000)"),
+        ("+    x = '\ud800'", "a lone surrogate (U+D800), on line 5 of its patch, which UTF-8 cannot encode"),
+    ],
+)
+def test_a_character_markdown_cannot_hold_is_refused_by_name(tmp_path: Path, added: str, what: str) -> None:
+    path = write(tmp_path)
+    patch = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,2 @@\n def sub(a, b):\n" + added + "\n"
+    with pytest.raises(ConfigError, match="the prediction holds ") as caught:
+        accept_prediction(path, patch)
+    assert what in caught.value.reason and "ep JSON" in caught.value.fix
+    assert path.read_text() == EXAMPLE and names(tmp_path) == ["ex.md"]
+
+
+def test_notes_name_what_was_written_as_it_is(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    patch = "--- a/calc.py\n+++ b/calc.py\n@@ -1,1 +1,2 @@\n def sub(a, b):\n+    x = 1\u2028\u2028\x7f\n"
+    notes: list[str] = []
+    fence = accept_prediction(path, patch, notes=notes)
+    assert fence is not None
+    assert notes == [
+        f"U+2028 LINE SEPARATOR on line {fence + 5} written as it is (a line break to Python's str.splitlines() "
+        "and some editors, a character to markdown, Zed and this loader)",
+        f"U+007F DELETE on line {fence + 5} written as it is (a control or invisible character)",
+    ]
+    assert from_markdown(path.read_bytes().decode(), path).expected_patches == (patch,)
+    assert accept_prediction(path, patch, notes=(again := [])) is None and again == []  # nothing written

@@ -356,7 +356,6 @@ def test_the_failure_diff_is_cut_and_says_so() -> None:
         "expected/f.py",
         "predicted/f.py",
         no_newline_marker=False,
-        max_aligned=MAX_DIFF_LINES,
     )
     assert not whole.aligned
     assert diff.endswith(f"... {whole.text.count(chr(10)) + 1 - MAX_DIFF_LINES} more lines of diff\n")
@@ -364,6 +363,20 @@ def test_the_failure_diff_is_cut_and_says_so() -> None:
     shown = diff.splitlines()
     assert shown[0] == f"(the {whole.changed_lines} changed lines are shown as one replacement, not aligned)"
     assert shown[1:MAX_DIFF_LINES] == whole.text.splitlines()[: MAX_DIFF_LINES - 1]
+
+
+def test_a_wrong_edit_far_from_the_expected_one_reads_as_two_hunks() -> None:
+    # A 1,900-line file: the expected edit on line 5, the prediction's on line 1,400.
+    # The region between them (1,396 lines) is aligned as the viewer aligns it: two
+    # small hunks, not one replacement of every line between.
+    before = "\n".join(f"value_{i} = compute({i})" for i in range(1900)) + "\n"
+    expected = candidate(0, before, before.replace("value_5 = compute(5)\n", "value_5 = compute(50)\n"))
+    predicted = before.replace("value_1400 = compute(1400)\n", "value_1400 = compute(14)\n")
+    verdict = judge({"f.py": before}, ("f.py", 0), [expected], Prediction(text=predicted))
+    diff = failure_diff(verdict, "f.py")
+    assert "shown as one replacement" not in diff
+    assert diff.count("\n@@ ") + diff.startswith("@@ ") == 2
+    assert len(diff.splitlines()) < 30
 
 
 def test_an_unaligned_diff_cut_to_max_lines_is_the_start_of_the_whole_and_counts_the_rest() -> None:

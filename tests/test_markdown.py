@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from conftest import SUB, Project
 from pytest_editpred import (
     CursorMarkerError,
+    ExampleError,
     FrontMatterError,
     HeadingLevelError,
     IndentedCodeBlockError,
     MissingCursorBlockError,
 )
+from pytest_editpred._exceptions import UnknownHeadingError
 from pytest_editpred.example import (
     ACCEPTED_PREDICTION_MARKER,
     Example,
@@ -79,19 +84,21 @@ def test_h1_is_the_name_and_the_last_h1_wins_and_inline_code_is_dropped() -> Non
     assert example.name == "Second  name"
 
 
-def test_section_titles_are_ascii_case_insensitive_and_plural_is_other() -> None:
+def test_section_titles_are_ascii_case_insensitive() -> None:
     body = (
         "## EDIT HISTORY\n\n```diff\n--- a/f\n+++ b/f\n-a\n+b\n```\n\n"
         + CURSOR
-        + "\n## expected patch\n\n```diff\none\n```\n\n## Expected Patches\n\n```diff\nignored\n```\n"
+        + "\n## expected patch\n\n```diff\none\n```\n"
     )
     example = from_markdown(md(body))
     assert example.edit_history == "--- a/f\n+++ b/f\n-a\n+b\n"
     assert example.expected_patches == ("one\n",)
 
 
-def test_code_blocks_before_any_h2_or_under_other_sections_are_ignored() -> None:
-    body = "```diff\nbefore\n```\n\n## Notes\n\n```diff\nnotes\n```\n\n" + CURSOR
+def test_code_blocks_before_any_h2_are_ignored() -> None:
+    """(Under an unknown ``##`` heading Zed ignores them too; here that heading is an
+    error: see test_an_unknown_heading_is_an_error_naming_the_nearest_one.)"""
+    body = "```diff\nbefore\n```\n\n" + CURSOR
     example = from_markdown(md(body))
     assert example.edit_history == "" and example.expected_patches == ()
 
@@ -242,3 +249,145 @@ def test_looks_like_example(tmp_path) -> None:
     assert looks_like_example(tmp_path / "e.md")
     assert not looks_like_example(tmp_path / "r.md")
     assert not looks_like_example(tmp_path / "missing.md")
+
+
+# ------------------------------------------------------------ unknown ## headings
+
+
+TYPO = "## Expected Patches\n\n```diff\n--- a/src/a.py\n+++ b/src/a.py\n-x = 1\n+x = 2\n```\n"
+
+
+def test_an_unknown_heading_is_an_error_naming_the_nearest_one() -> None:
+    """Zed reads ``## Expected Patches`` as no section and drops its block: the example
+    would expect no change, and a model predicting none would pass it."""
+    text = md(CURSOR + "\n" + TYPO)
+    with pytest.raises(UnknownHeadingError) as info:
+        from_markdown(text, "typo.md")
+    error = info.value
+    assert isinstance(error, ExampleError)
+    assert (error.path, error.line) == ("typo.md", text.split("\n").index("## Expected Patches") + 1)
+    assert error.reason == (
+        "unknown heading '## Expected Patches': did you mean '## Expected Patch'? "
+        "(Zed's ep would drop the blocks under it without a word)"
+    )
+    assert "## Reasoning" in error.fix and "## Rejected Patch" in error.fix
+
+
+@pytest.mark.parametrize(
+    ("heading", "hint"),
+    [
+        ("## Cursor position:", "did you mean '## Cursor Position'?"),
+        ("## Edit Histroy", "did you mean '## Edit History'?"),
+        ("## Rejected Patches", "did you mean '## Rejected Patch'?"),
+        ("## Recently Viewed", "did you mean '## Recently Viewed Files'?"),
+        ("## Reasons", "did you mean '## Reasoning'?"),
+        ("## Notes", "it names none of Zed's sections"),
+        ("## `Expected Patch`", "did you mean '## Expected Patch'?"),  # Zed reads its text: ''
+    ],
+)
+def test_every_unknown_heading_is_named_with_its_line(heading: str, hint: str) -> None:
+    text = md(CURSOR + "\n" + heading + "\n\nSome words.\n")
+    with pytest.raises(UnknownHeadingError) as info:
+        from_markdown(text, "x.md")
+    assert info.value.reason.startswith(f"unknown heading '{heading}'")
+    assert hint in info.value.reason
+    assert info.value.line == text.split("\n").index(heading) + 1
+
+
+def test_a_setext_heading_says_it_is_one() -> None:
+    """A paragraph line right above ``---`` is an H2: the message says why it is a
+    heading at all, and how to make the ``---`` a rule."""
+    text = md(CURSOR + "\nSome words\n---\n")
+    with pytest.raises(UnknownHeadingError) as info:
+        from_markdown(text, "x.md")
+    assert info.value.reason.startswith("unknown heading 'Some words' (a heading: the line under it is '---')")
+    assert info.value.line == text.split("\n").index("Some words") + 1
+    assert "blank line above the '---'" in info.value.fix
+    assert from_markdown(md(CURSOR + "\nSome words\n\n---\n")).expected_patches == ()  # a rule: fine
+
+
+def test_control_characters_in_an_unknown_heading_are_shown_escaped() -> None:
+    with pytest.raises(UnknownHeadingError) as info:
+        from_markdown(md(CURSOR + "\n## Expected\x1b[2J Patch\n"), "x.md")
+    assert "'## Expected\\x1b[2J Patch'" in info.value.reason and "\x1b" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Uncommitted Diff",
+        "Recently Opened Files",
+        "Recently Viewed Files",
+        "Edit History",
+        "Cursor Position",
+        "Expected Patch",
+        "Rejected Patch",
+        "Reasoning",
+    ],
+)
+def test_every_heading_zed_reads_or_writes_is_accepted_in_any_case(heading: str) -> None:
+    """Zed's sections (zed-format.md §1.1, §1.3) and ``## Reasoning``, which Zed
+    writes; case-insensitive, as Zed compares them. H3/H4 never count."""
+    for spelling in (heading, heading.upper(), heading.lower()):
+        body = f"## {spelling}\n\n### any note\n\n#### another\n\nText.\n\n" + CURSOR
+        assert from_markdown(md(body)).cursor_path == "src/a.py"
+
+
+def test_what_to_markdown_writes_reads_back_with_every_section() -> None:
+    example = replace(
+        from_markdown(md(CURSOR + "\n## Expected Patch\n\n```diff\na\n```\n\n## Rejected Patch\n\n```diff\nb\n```\n")),
+        reasoning="Why.",
+        uncommitted_diff="--- a/f\n+++ b/f\n",
+        recently_opened_files=(RecentFile("a.py", 3),),
+        recently_viewed_files=(RecentFile("b.py"),),
+        edit_history="--- a/f\n+++ b/f\n-a\n+b\n",
+    )
+    again = from_markdown(to_markdown(example))
+    assert replace(again, source=example.source) == example
+
+
+def test_an_edit_history_with_a_unicode_line_separator_round_trips() -> None:
+    """The loader splits at ``\\n`` only, as Zed does; writing must too: a history line
+    holding U+2028 then the accepted-prediction marker is one line, not a marker."""
+    history = f"--- a/f\n+++ b/f\n-a\n+b\u2028{ACCEPTED_PREDICTION_MARKER}\n"
+    example = replace(from_markdown(md(CURSOR)), edit_history=history)
+    assert from_markdown(to_markdown(example)).edit_history == history
+
+
+def test_recent_files_are_split_at_newlines_only() -> None:
+    body = "## Recently Opened Files\n\n```\na\u2028b.py\t4\nc.py\n```\n\n" + CURSOR
+    assert from_markdown(md(body)).recently_opened_files == (RecentFile("a\u2028b.py", 4), RecentFile("c.py"))
+
+
+def test_lint_reports_an_unknown_heading_as_one_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_editpred.cli import main
+
+    (tmp_path / "evals").mkdir()
+    text = md(CURSOR + "\n" + TYPO)
+    (tmp_path / "evals" / "typo.md").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["lint", "evals"]) == 1
+    out, err = capsys.readouterr()
+    line = text.split("\n").index("## Expected Patches") + 1
+    assert err.splitlines() == [
+        f"evals/typo.md:{line}: unknown heading '## Expected Patches': did you mean '## Expected Patch'? "
+        f"(Zed's ep would drop the blocks under it without a word) ({UnknownHeadingError.default_fix})"
+    ]
+    assert out.startswith("0 examples in 1 file: 1 finding")
+
+
+def test_a_typo_in_a_heading_is_an_error_item_and_noop_no_longer_passes(project: Project) -> None:
+    """Before: the typo made an example that expects no change, so ``noop`` PASSED it."""
+    broken = SUB.replace("## Expected Patch\n", "## Expected Patches\n")
+    assert broken != SUB
+    path = project.example("calc--typo", broken)
+    result = project.pytester.runpytest("evals", "--editpred-provider=noop", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    out = result.stdout.str()
+    line = path.read_text().split("\n").index("## Expected Patches") + 1
+    assert out.count("unknown heading '## Expected Patches': did you mean '## Expected Patch'?") == 1, out
+    assert f"evals/calc--typo.md:{line}" in out
+    path.write_text(path.read_text().replace("## Expected Patches\n", "## Expected Patch\n"))
+    project.pytester.runpytest("evals", "--editpred-provider=noop", "-p", "no:cacheprovider").assert_outcomes(failed=1)

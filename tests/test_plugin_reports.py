@@ -358,7 +358,7 @@ def test_a_broken_completion_fixture_is_recorded_as_errors(project: Project, plu
     records = read_records(path)
     assert sorted(r["name"] for r in records) == ["calc--a", "calc--b"]
     assert all(r["outcome"] == "error" and "no model today" in r["reason"] for r in records)
-    result.stdout.fnmatch_lines(["2 predictions: 2 error; pass rate 0.0%*"])
+    result.stdout.fnmatch_lines(["2 predictions: 2 errors; pass rate 0.0%*"])
     # They are examples: the gate judges them (and lets 0% >= 0% pass).
     assert "the run passes" in only_line(result.stdout.str(), r"^gate:")
     assert result.ret == pytest.ExitCode.OK
@@ -488,7 +488,24 @@ def test_baseline_comparison_and_regression_gate(project: Project, plugin_args: 
         "evals", f"--editpred-baseline={old}", "--editpred-fail-under=0", "--editpred-fail-on-regression", *plugin_args
     )
     assert ok.ret == pytest.ExitCode.OK
-    ok.stdout.fnmatch_lines(["*1 improved, 0 regressed, 1 unchanged*", "regression gate: no example regressed"])
+    ok.stdout.fnmatch_lines(
+        [
+            "*1 improved, 0 regressed, 1 unchanged*",
+            "regression gate: no example regressed: the run passes (failing items are not regressions)",
+        ]
+    )
+    # The regression gate alone decides too: calc--a still fails, nothing regressed.
+    alone = run("evals", f"--editpred-baseline={old}", "--editpred-fail-on-regression", *plugin_args)
+    alone.assert_outcomes(passed=1, failed=1)
+    assert alone.ret == pytest.ExitCode.OK
+    # With both gates, both must hold: a pass rate of 50% is under 60%.
+    both = run(
+        "evals", f"--editpred-baseline={old}", "--editpred-fail-under=60", "--editpred-fail-on-regression", *plugin_args
+    )
+    assert both.ret == pytest.ExitCode.TESTS_FAILED
+    both.stdout.fnmatch_lines(
+        ["gate: pass rate 50.0% < 60% required: the run fails*", "regression gate: no example regressed"]
+    )
 
 
 @pytest.mark.xdist

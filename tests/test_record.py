@@ -280,7 +280,7 @@ def test_every_reader_takes_a_real_runs_records(
     # The summary lines.
     counts = {k: sum(r["outcome"] == k for r in records) for k in ("passed", "failed", "error", "skipped")}
     summary = {**counts, "total": len(records) - counts["skipped"]}
-    assert rates_line(records, summary).startswith("8 predictions: 2 passed, 4 failed, 2 error, 2 skipped; pass rate")
+    assert rates_line(records, summary).startswith("8 predictions: 2 passed, 4 failed, 2 errors, 2 skipped; pass rate")
     assert excluded(records) == "2 errors excluded"
     assert sorted(len(rs) for rs in by_example(records).values()) == [2, 2, 2, 2]
     assert (cursor_rate_line(records) or "").startswith("cursor exact match")
@@ -300,7 +300,7 @@ def test_every_reader_takes_a_real_runs_records(
     # editpred-report: all of them, on the file.
     html = tmp_path / "page.html"
     assert main([str(report), "--baseline", str(report), "--html", str(html)]) == 0
-    assert "8 predictions: 2 passed, 4 failed, 2 error, 2 skipped" in capsys.readouterr().out
+    assert "8 predictions: 2 passed, 4 failed, 2 errors, 2 skipped" in capsys.readouterr().out
     assert html.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
 

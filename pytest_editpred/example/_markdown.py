@@ -2,15 +2,19 @@
 
 Reading follows Zed's ``ExampleSpec::from_markdown`` event by event, on
 markdown-it-py's CommonMark tokens (Zed uses pulldown-cmark, also CommonMark), with
-three deliberate differences, each an error where Zed is silent or loses data:
+four deliberate differences, each an error where Zed is silent or loses data:
 
 * bad or missing front matter is a :class:`FrontMatterError` (Zed drops it);
 * ``## Reasoning`` is read back (Zed writes it but cannot read it);
+* a ``##`` heading that is no section is an :class:`UnknownHeadingError` naming the
+  nearest section (Zed reads it as "other" and drops the blocks under it, so a typo
+  such as ``## Expected Patches`` silently made an example that expects no change);
 * several cursor markers are refused (see :mod:`._cursor`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from collections.abc import Iterable
@@ -24,6 +28,7 @@ from .._exceptions import (
     HeadingLevelError,
     IndentedCodeBlockError,
     MissingCursorBlockError,
+    UnknownHeadingError,
 )
 from .._text import line_starts
 from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile, Source
@@ -42,6 +47,17 @@ _SECTIONS = {
     b"rejected patch": "rejected_patch",
     b"reasoning": "reasoning",
 }
+#: The headings as Zed's ``to_markdown`` writes them, for messages.
+_HEADINGS = (
+    "Uncommitted Diff",
+    "Recently Opened Files",
+    "Recently Viewed Files",
+    "Edit History",
+    "Cursor Position",
+    "Expected Patch",
+    "Rejected Patch",
+    "Reasoning",
+)
 
 _md: Any = None
 
@@ -157,9 +173,34 @@ def _inline_text(token: Any, env: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _unknown_heading(heading: str, source: str, markup: str, where: str | None, line: int) -> UnknownHeadingError:
+    """The error for a ``##`` heading that is no section, naming the nearest one.
+
+    ``heading`` is the title as Zed reads it (its text, inline code dropped),
+    ``source`` as written. Titles compare ASCII case-insensitively, as Zed's do, so
+    the nearest is looked for among the lower-cased ones and named as Zed writes it.
+    """
+    from .._clip import escape_controls
+
+    text = escape_controls(" ".join(heading.split()))
+    written = escape_controls(" ".join(source.split()))
+    setext = markup == "-"  # a paragraph line with a '---' line right under it
+    what = f"'{written}' (a heading: the line under it is '---')" if setext else f"'## {written}'"
+    if text != written:
+        what += f", read as '{text}'"
+    known = {name.lower(): name for name in _HEADINGS}
+    nearest = difflib.get_close_matches((text or written).lower(), list(known), n=1, cutoff=0.6)
+    hint = f"did you mean '## {known[nearest[0]]}'?" if nearest else "it names none of Zed's sections"
+    reason = f"unknown heading {what}: {hint} (Zed's ep would drop the blocks under it without a word)"
+    fix = None
+    if setext:
+        fix = "Put a blank line above the '---' line (then it is a rule), or write the section as '## Name'."
+    return UnknownHeadingError(reason, fix=fix, path=where, line=line)
+
+
 def _parse_recent_files(text: str) -> tuple[RecentFile, ...]:
     files = []
-    for raw in text.splitlines():
+    for raw in text.split("\n"):  # Zed's lines(): not at U+2028, U+0085, ... (splitlines)
         line = raw.strip()
         if not line:
             continue
@@ -230,8 +271,10 @@ def _from_markdown(text: str, where: str | None) -> Example:
                 name = _inline_text(tokens[index + 1], env)
                 name_line = line_of(token)
             elif level == 2:
-                title = _inline_text(tokens[index + 1], env).encode().lower()
-                section = _SECTIONS.get(title, "other")
+                heading = _inline_text(tokens[index + 1], env)
+                section = _SECTIONS.get(heading.encode().lower())
+                if section is None:
+                    raise _unknown_heading(heading, tokens[index + 1].content, token.markup, where, line_of(token))
                 section_line.setdefault(section, line_of(token))
                 if section == "reasoning":
                     reasoning_start = token.map[1]
@@ -347,7 +390,7 @@ def _history_blocks(history: str) -> list[tuple[bool, str]]:
     blocks: list[tuple[bool, str]] = []
     accepted = False
     current: list[str] = []
-    for line in history.splitlines(keepends=True):
+    for line in re.findall(r"[^\n]*\n|[^\n]+$", history):  # at \n only, as the loader reads
         if line.rstrip("\n") == ACCEPTED_PREDICTION_MARKER:
             if current or accepted:
                 blocks.append((accepted, "".join(current)))

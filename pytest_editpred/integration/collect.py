@@ -78,6 +78,41 @@ def is_example_file(path: Path, config: pytest.Config, roots: list[Path]) -> boo
     return any(Path(arg.split("::")[0]).resolve() == resolved for arg in config.args)
 
 
+_SKIPPED_JSON = pytest.StashKey[dict[str, int]]()
+
+
+def note_skipped_json(path: Path, config: pytest.Config) -> None:
+    """Count a ``.json``/``.jsonl`` file that is not collected although a directory
+    holding it was named on the command line: the run says so once
+    (:func:`collection_hints`), since a corpus left out without a word looks like a
+    smaller corpus. Other JSON files of a project are not examples, so they are
+    counted, never collected as errors."""
+    resolved = path.resolve()
+    for arg in config.args:
+        named = Path(arg.split("::")[0])
+        try:
+            directory = named.resolve()
+        except OSError:
+            continue
+        if directory.is_dir() and directory in resolved.parents:
+            counts = config.stash.setdefault(_SKIPPED_JSON, {})
+            counts[arg] = counts.get(arg, 0) + 1
+            return
+
+
+def collection_hints(config: pytest.Config) -> list[str]:
+    """The lines said once after collection: tags that could not be markers, and
+    JSON files left out of a directory named on the command line."""
+    lines = tag_hints(config)
+    for arg, count in config.stash.get(_SKIPPED_JSON, {}).items():
+        lines.append(
+            f"editpred: {count} .json/.jsonl file{'s' if count > 1 else ''} under {arg} "
+            f"{'were' if count > 1 else 'was'} not collected as examples: JSON examples are collected "
+            "under editpred_paths (ini; default 'evals') or when the file itself is named on the command line"
+        )
+    return lines
+
+
 def _item_name(base: str, taken: set[str], fallback: str) -> str:
     """``base`` as a pasteable id (see :mod:`.._ids`), numbered if the file has it twice."""
     name = safe_id(base) or safe_id(fallback) or "example"

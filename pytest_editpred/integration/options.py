@@ -26,6 +26,7 @@ __all__ = [
     "Option",
     "add_options",
     "check_combinations",
+    "check_values",
     "get",
     "settings_from",
     "repo_mappings",
@@ -295,6 +296,49 @@ def get(config: pytest.Config, name: str) -> Any:
     return option.default
 
 
+#: The provider options a built-in provider may not read (see ``providers.unused_options``).
+PROVIDER_OPTIONS = (
+    "base_url",
+    "model",
+    "api_key_env",
+    "prompt_format",
+    "max_tokens",
+    "temperature",
+    "stop",
+    "extra_body",
+    "timeout",
+    "retries",
+    "cache",
+    "response_cache_dir",
+    "replay",
+)
+
+
+def given(config: pytest.Config, names: tuple[str, ...] = PROVIDER_OPTIONS) -> set[str]:
+    """Which of ``names`` the user set, on the command line or in the ini file."""
+    out = set()
+    for name in names:
+        option = _BY_NAME[name]
+        if getattr(config.option, option.dest, None) not in (None, []):
+            out.add(name)
+        elif option.ini and config.getini(option.dest) not in (None, [], ""):
+            out.add(name)
+    return out
+
+
+def check_values(config: pytest.Config) -> None:
+    """Every option's value, read once at configure time, so a bad one is a usage
+    error before collection runs, not after it (cheap: nothing heavy is imported
+    unless a context type is given)."""
+    for option in OPTIONS + REPORT_OPTIONS:
+        if option.name != "paths":
+            get(config, option.name)
+    _extra_body(config)
+    limits_from(config)
+    if get(config, "context_type"):
+        context_from(config)
+
+
 def check_combinations(config: pytest.Config) -> None:
     """The options that only make sense together (each value's range is checked by
     :func:`get`): a :class:`ConfigError` for the first that does not."""
@@ -367,8 +411,7 @@ def repo_cache_dir(config: pytest.Config) -> Path:
     return default_cache_dir()
 
 
-def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path | None]) -> Settings:
-    """The provider settings of this run (the API key itself is never read here)."""
+def _extra_body(config: pytest.Config) -> dict[str, Any]:
     raw_body = get(config, "extra_body") or "{}"
     try:
         extra_body = json.loads(raw_body) if isinstance(raw_body, str) else dict(raw_body)
@@ -378,6 +421,12 @@ def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path |
         raise ConfigError(
             f"--editpred-extra-body: {error}", fix="Give a JSON object, e.g. '{\"top_p\": 0.9}'."
         ) from None
+    return extra_body
+
+
+def settings_from(config: pytest.Config, response_cache_dir: Callable[[], Path | None]) -> Settings:
+    """The provider settings of this run (the API key itself is never read here)."""
+    extra_body = _extra_body(config)
     cache_dir = get(config, "response_cache_dir")
     replay = get(config, "replay")
     concurrency = get(config, "concurrency")

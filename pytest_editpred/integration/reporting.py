@@ -121,6 +121,10 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
     settings = run.settings if run is not None else None
     prediction = prepared.prediction if prepared is not None else None
     verdict = prepared.verdict if prepared is not None else None
+    # An answer that could not be used, or a request that failed, carries on its
+    # error what the Prediction would have: the prompt sent, attempts, usage.
+    unusable = (prepared.prediction_error if prepared is not None else None) or error
+    usage = getattr(unusable, "usage", None)
     record: Record = {
         "name": getattr(item, "example_id", None) or item.name,  # the id's spelling, as in -v
         "nodeid": item.nodeid,
@@ -139,10 +143,10 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "trial": item.trial,
         "outcome": _outcome(report),
         "reason": None,
-        "attempts": _attempts(prediction) or _attempts(error),
+        "attempts": _attempts(prediction) or _attempts(unusable),
         "latency": round(prepared.latency, 6) if prepared is not None else None,
         "cached": bool(prediction.cached) if prediction is not None else False,
-        "usage": dict(prediction.usage) if prediction is not None else {},
+        "usage": dict(prediction.usage) if prediction is not None else dict(usage) if isinstance(usage, dict) else {},
         "predicted_patch": prediction.patch if prediction is not None else None,
         "predicted_text": prediction.text if prediction is not None else None,
         "predicted_cursor": None,
@@ -179,6 +183,24 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
             record["predicted_cursor"] = {"path": verdict.predicted_cursor[0], "offset": verdict.predicted_cursor[1]}
         if prepared is not None and record["outcome"] != "passed":
             record["expected_view"], record["predicted_view"] = _views(prepared)
+    elif prepared is not None and prepared.candidates and _wants_views(item.config):
+        # Not judged (the answer could not be used, or a context-only run): the
+        # viewer still shows the edit that was expected, against no prediction, from
+        # the candidate Zed's rule picks for a no-op (the last of equals).
+        from ..judge import Verdict
+        from ..reports import edit_view
+
+        unjudged = Verdict(
+            passed=False,
+            reason="",
+            matched=None,
+            best=len(prepared.candidates) - 1,
+            candidates=prepared.candidates,
+            predicted_buffers=prepared.scene.buffers,
+            predicted_cursor=None,
+            predicted_patch=None,
+        )
+        record["diff"] = edit_view(prepared.scene, unjudged)
     if error is not None and record["outcome"] == "error":
         if isinstance(error, MissingAnswerError):
             record["reason"] = str(error)  # "missing answer: ..." (not the model's fault)
@@ -223,18 +245,21 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     item.user_properties.extend((k, v) for k, v in properties if v is not None)
     report.user_properties = list(item.user_properties)
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
+        from .._clip import escape_controls
+
         status, message = _accept(item)
         # Carried to the xdist controller with the report, which prints one line per file.
         accepted = {"path": str(item.path), "status": status, "message": message}
         report.editpred_accept = accepted  # type: ignore[attr-defined]  # our own attribute, as report.editpred
-        report.sections.append(("editpred accept", message))
+        report.sections.append(("editpred accept", escape_controls(message)))
 
 
 def _accept(item: ExampleItem) -> tuple[str, str]:
     """``--editpred-accept``: the prediction becomes a new Expected Patch of its file.
 
-    Returns ``(status, message)``: ``added``, ``unchanged`` (the example already has
-    this patch), ``skipped`` (there is nothing to accept, and why) or ``refused``
+    Returns ``(status, message)``: ``added`` (where, and every control or invisible
+    character written as it is), ``unchanged`` (the example already has this
+    patch), ``skipped`` (there is nothing to accept, and why) or ``refused``
     (:func:`accept_prediction` said no, and why). Every trial is accepted: trials
     may answer differently, and identical answers are written once.
     """
@@ -274,16 +299,20 @@ def _accept(item: ExampleItem) -> tuple[str, str]:
                 cursor_line = (found[0] + sum(p.count("\n") for p in patches), found[1])
         patches.append(diff)
     if not patches:
+        if verdict.reason.startswith("the predicted patch does not apply"):
+            first_line = verdict.reason.split("\n")[0]  # not the hunk it quotes below
+            return "skipped", f"not accepted: {first_line}"
         return "skipped", "not accepted: the prediction changes nothing"
+    notes: list[str] = []
     try:
-        line = accept_prediction(item.path, "".join(patches), cursor_line)
+        line = accept_prediction(item.path, "".join(patches), cursor_line, notes=notes)
     except EditPredError as error:
         return "refused", f"refused: {error.reason}" + (f" (fix: {error.fix})" if error.fix else "")
     except (ValueError, OSError) as error:
         return "refused", f"refused: {error}"
     if line is None:
         return "unchanged", "not added: the example already has this expected patch"
-    return "added", f"added as expected patch at {item.path.name}:{line}"
+    return "added", f"added as expected patch at {item.path.name}:{line}" + "".join(f"; {n}" for n in notes)
 
 
 def _cursor_line(diff: str, text: str, offset: int) -> tuple[int, int] | None:
@@ -365,10 +394,22 @@ class Reporter:
 
             # Read before the run (a bad path must not cost a whole eval) and before
             # the report file is opened, which truncates it: they may be one file.
+            # A record that is no record is skipped and told once, a warning line of
+            # the terminal summary; the comparison covers the others. A file that is
+            # not JSON is a usage error, and so are skipped records when the
+            # regression gate is asked for: the record it cannot read could be the
+            # regression, and the gate would pass the run on what it did not see.
+            skipped: list[str] = []
             try:
-                self.baseline = read_records(baseline)
+                self.baseline = read_records(baseline, skip=skipped.append, complete=True)
             except (EditPredError, OSError) as error:
                 raise pytest.UsageError(f"editpred: --editpred-baseline: cannot read {baseline}: {error}") from None
+            if skipped and options.get(self.config, "fail_on_regression"):
+                raise pytest.UsageError(
+                    f"editpred: --editpred-baseline: {len(skipped)} record(s) of {baseline} cannot be read, and "
+                    "--editpred-fail-on-regression needs every one:\n" + "\n".join(skipped)
+                )
+            self.faults.extend(f"editpred warning: --editpred-baseline {line}" for line in skipped)
         report = self._path("report")
         if report is not None and not self.is_worker:
             from ..reports import JsonlReport
@@ -603,13 +644,25 @@ class Reporter:
             comparison = compare(self.baseline, self.records)
             self.decisions.append(comparison.format())
             if options.get(self.config, "fail_on_regression"):
+                # Like the pass-rate gate, this gate decides the exit status on its
+                # own: no regression passes a run whose items fail (as before); with
+                # both gates, both must hold. Not applied where the pass-rate gate is not.
                 if comparison.regressions:
                     session.exitstatus = pytest.ExitCode.TESTS_FAILED
                     self.decisions.append(
                         f"regression gate: {len(comparison.regressions)} example(s) regressed: the run fails"
                     )
-                else:
-                    self.decisions.append("regression gate: no example regressed")
+                elif partial or self.other_failures:
+                    why = f"the run stopped early, {partial}" if partial else "tests that are not examples failed"
+                    self.decisions.append(f"regression gate: no example regressed, but not applied: {why}")
+                elif session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                    failed_gate = fail_under is not None and session.exitstatus == pytest.ExitCode.TESTS_FAILED
+                    if not failed_gate:
+                        session.exitstatus = pytest.ExitCode.OK
+                    self.decisions.append(
+                        "regression gate: no example regressed"
+                        + ("" if failed_gate else ": the run passes (failing items are not regressions)")
+                    )
 
     # --------------------------------------------------------------- printing
 
@@ -620,8 +673,14 @@ class Reporter:
         terminalreporter.write_sep("=", "editpred summary")
         if self.records:
             self._print_results(write)
-        for path, messages in self.accepts.items():
-            write(f"editpred accept: {_relative(self.config, path)}: {_tally(messages)}")
+        if self.accepts:
+            from .._clip import escape_controls
+
+            for path, messages in self.accepts.items():
+                # One line, escaped: a message may quote the answer or a path, and a
+                # raw CR would send the terminal back over the line it ends.
+                line = f"editpred accept: {_relative(self.config, path)}: {_tally(messages)}"
+                write(escape_controls(" ".join(line.split("\n"))))
         for line in self.faults:
             terminalreporter.write_line(line, yellow=True, bold=True)
 

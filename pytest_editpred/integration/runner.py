@@ -299,6 +299,7 @@ class Run:
         example (too big to judge in the limit: split it or raise the limit). It is
         never an INTERNALERROR, and the run goes on.
         """
+        from .._clip import escape_controls
         from .._deadline import JudgeTimeout, deadline
 
         if self.context_only:
@@ -313,7 +314,9 @@ class Run:
             error = prepared.prediction_error
             props.update(outcome="failed", reason=f"unusable answer: {error.reason}")
             _show_model_texts(item, getattr(error, "prompt", None), getattr(error, "raw_output", None))
-            pytest.fail(f"{item.name}: the model's answer cannot be used: {error.reason}", pytrace=False)
+            pytest.fail(
+                escape_controls(f"{item.name}: the model's answer cannot be used: {error.reason}"), pytrace=False
+            )
         assert prediction is not None
         oversized = _over_limit(prediction, self.limits.max_prediction_bytes)
         if oversized is not None:
@@ -334,7 +337,7 @@ class Run:
             _show_model_texts(item, prediction.extra.get("prompt"), prediction.raw_output)
             pytest.fail(f"{item.name}: {reason}", pytrace=False)
         if message is not None:
-            pytest.fail(message, pytrace=False)
+            pytest.fail(escape_controls(message), pytrace=False)
 
     def _judged(self, prepared: Prepared, prediction: Prediction) -> str | None:
         """The verdict into ``prepared``; the failure message, or None if it passed."""
@@ -518,14 +521,15 @@ def _timeout_reason(prepared: Prepared, prediction: Prediction, limit: float, sp
 
 def _show_model_texts(item: pytest.Item, prompt: Any, raw_output: Any) -> None:
     """A failure's prompt and raw answer, as report sections, clipped to
-    :data:`SHOWN_CHARS` each (the JSONL report keeps far more of them)."""
-    from .._clip import SHOWN_CHARS, clip, clip_prompt, prompt_text
+    :data:`SHOWN_CHARS` each (the JSONL report keeps far more of them), their
+    control characters escaped (a terminal shows them, never obeys them)."""
+    from .._clip import SHOWN_CHARS, clip, clip_prompt, escape_controls, prompt_text
 
     shown = prompt_text(clip_prompt(prompt, SHOWN_CHARS))
     if shown:
-        item.add_report_section("call", "editpred prompt", shown)
+        item.add_report_section("call", "editpred prompt", escape_controls(shown))
     if isinstance(raw_output, str) and raw_output:
-        item.add_report_section("call", "editpred raw output", clip(raw_output, SHOWN_CHARS))
+        item.add_report_section("call", "editpred raw output", escape_controls(clip(raw_output, SHOWN_CHARS)))
 
 
 def _skipped(item: pytest.Item) -> bool:

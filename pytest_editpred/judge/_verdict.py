@@ -192,10 +192,14 @@ def judge(
     report. Pass or fail is decided on the whole buffers, cursor included.
     """
     candidates = tuple(candidates)
+    # What the completion function tells about its answer (a prompt the server cut,
+    # see providers._base) leads the notes, which the record and the failure show.
+    given = tuple(note for note in prediction.extra.get("notes", ()) if isinstance(note, str))
     try:
         predicted, predicted_cursor = predicted_outcome(buffers, cursor, prediction, open_file)
     except EditPredError as error:
         best, scored, notes = _score(buffers, cursor, candidates, buffers, None, prediction.patch, events)
+        notes = given + notes
         return Verdict(
             False,
             f"the predicted patch does not apply: {error.reason}",
@@ -213,6 +217,7 @@ def judge(
     best, scored, notes = _score(
         buffers, cursor, candidates, predicted, predicted_cursor if inside else None, prediction.patch, events
     )
+    notes = given + notes
 
     def verdict(passed: bool, reason: str, matched: int | None = None) -> Verdict:
         return Verdict(
@@ -355,8 +360,11 @@ MAX_DIFF_LINES = 400
 def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
     """A unified diff from the best expected result to the predicted one, every
     changed file, with both cursors drawn in as ``‸``; at most
-    :data:`MAX_DIFF_LINES` lines, the rest counted."""
-    from .._textdiff import diff_texts
+    :data:`MAX_DIFF_LINES` lines, the rest counted. Control characters are shown
+    escaped (:func:`~pytest_editpred._clip.escape_controls`): the diff is printed
+    to a terminal, and a model's answer must not drive it."""
+    from .._clip import escape_controls
+    from .._textdiff import MAX_ALIGNED_LINES, diff_texts
 
     if verdict.best is None:
         return ""
@@ -382,7 +390,9 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
             f"predicted/{path}",
             context,
             no_newline_marker=False,
-            max_aligned=MAX_DIFF_LINES,
+            # aligned as far as the viewer aligns (two edits far apart read as two
+            # hunks); only what is shown is cut to MAX_DIFF_LINES
+            max_aligned=MAX_ALIGNED_LINES,
             max_lines=MAX_DIFF_LINES + 1,
         )
         if not diff.aligned:  # said first: a diff this big is cut below
@@ -391,7 +401,7 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
         omitted += diff.omitted
     if len(lines) + omitted > MAX_DIFF_LINES:
         lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
-    return "".join(_clipped_line(line) for line in lines)
+    return escape_controls("".join(_clipped_line(line) for line in lines))
 
 
 MAX_DIFF_LINE_CHARS = 500

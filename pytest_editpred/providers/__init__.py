@@ -9,6 +9,6 @@ in ``BUILTIN``; third-party providers register under the entry-point group
 
 from __future__ import annotations
 
-from ._registry import BUILTIN, Completion, ProviderFactory, available, get_provider
+from ._registry import BUILTIN, Completion, ProviderFactory, available, get_provider, unused_options
 
-__all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider"]
+__all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider", "unused_options"]

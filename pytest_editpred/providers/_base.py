@@ -10,6 +10,23 @@ output, so the report can show what the model said.
 
 Completions are ``async``; the factory returns the bound ``complete`` method, whose
 ``__self__`` is the provider (``aclose()`` closes its client).
+
+**A prompt the server cut is said.** Some servers shorten a long prompt without an
+error: llama.cpp's ``/infill`` keeps about its batch size of prefix and suffix (a
+prompt of 12,026 + 13,386 characters was read as 2,059 tokens), Ollama keeps its
+``num_ctx``. The model then answers without part of what the prompt shows, and the
+item must not be judged as if it had seen everything. Where the server says how much
+it read (:meth:`HTTPProvider.prompt_read`: ``usage.prompt_tokens``; llama.cpp's
+``tokens_evaluated`` and ``truncated``), the prediction carries a note
+(``extra["notes"]``, which the verdict's notes and so the record take up):
+
+* when the server says ``truncated: true``, always;
+* else when it read fewer than :data:`CUT_SHARE` of the prompt's tokens as Zed
+  estimates them (UTF-8 bytes / 3), and at least :data:`CUT_MIN_TOKENS` fewer. A
+  tokenizer reads code at 3 to 5 bytes a token, so a true count under 40% of the
+  estimate (over 7.5 bytes a token) is a cut, not a thrifty tokenizer; smaller cuts
+  are not told apart from tokenization and go unsaid. Templates and special tokens
+  only add to the count, never make a whole prompt look cut.
 """
 
 from __future__ import annotations
@@ -21,7 +38,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from .._exceptions import ConfigError, PredictionError
+from .._exceptions import ConfigError, EditPredError, PredictionError
 from .._settings import Settings
 from ..judge import Prediction
 from ..scene import PredictionRequest
@@ -29,7 +46,15 @@ from ._registry import Completion
 from .prompts import Answer, Window, window_for
 from .transport import Backoff, Endpoint, HTTPTransport, Reply, Secret, attach, bearer_headers, malformed
 
-__all__ = ["HTTPProvider", "factory", "openai_usage", "first_choice"]
+__all__ = ["CUT_MIN_TOKENS", "CUT_SHARE", "HTTPProvider", "factory", "first_choice", "openai_usage", "prompt_cut_note"]
+
+#: Zed's token estimate (``estimate_tokens``): UTF-8 bytes over this.
+BYTES_PER_TOKEN = 3
+#: A server that read fewer than this share of the estimated prompt tokens cut it.
+CUT_SHARE = 0.4
+#: ... when that is at least this many estimated tokens fewer (a short prompt's
+#: count says little about its cut).
+CUT_MIN_TOKENS = 256
 
 
 class HTTPProvider(ABC):
@@ -38,6 +63,8 @@ class HTTPProvider(ABC):
     name: ClassVar[str]
     path: ClassVar[str]
     needs_model: ClassVar[bool] = True
+    #: How to give the server room for the whole prompt, said with a cut prompt.
+    cut_fix: ClassVar[str] = "raise the server's context size (Ollama: num_ctx; llama.cpp: --ctx-size)"
 
     def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
         if self.needs_model and not settings.model:
@@ -67,6 +94,15 @@ class HTTPProvider(ABC):
     def parse(self, reply: Reply, window: Window) -> Answer:
         """The answer in the reply; :class:`PredictionError` if it is unusable."""
 
+    def prompt_read(self, data: Any) -> tuple[int | None, bool]:
+        """How much of the prompt the server says it read: ``(tokens, truncated)``.
+
+        The OpenAI convention: ``usage.prompt_tokens``, and no truncation flag. A
+        server that says more overrides this (llama.cpp's ``/infill``)."""
+        usage = data.get("usage") if isinstance(data, dict) else None
+        tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        return (tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None), False
+
     # -- shared --------------------------------------------------------------------
 
     def headers(self, key: Secret | None) -> Mapping[str, str | Secret]:
@@ -92,13 +128,25 @@ class HTTPProvider(ABC):
         window = self.window(request)
         body, prompt = self.build(request, window)
         body.update(dict(self.settings.extra_body))
-        fetched = await self.endpoint.call(body, trial=request.trial, extract=self.extract)
-        reply = fetched.value
+
+        def extract(data: Any) -> tuple[Reply, tuple[int | None, bool]]:
+            return self.extract(data), self.prompt_read(data)
+
+        try:
+            fetched = await self.endpoint.call(body, trial=request.trial, extract=extract)
+        except EditPredError as error:  # refused, unreachable, malformed: the prompt was sent
+            attach(error, prompt=prompt)
+            raise
+        reply, (read, truncated) = fetched.value
         try:
             answer = self.parse(reply, window)
         except PredictionError as error:
-            attach(error, attempts=fetched.attempts, raw_output=reply.text)
+            # Everything the Prediction would have carried: the record keeps it.
+            attach(error, attempts=fetched.attempts, raw_output=reply.text, prompt=prompt, usage=reply.usage)
             raise
+        cut = prompt_cut_note(prompt, read, truncated, self.cut_fix)
+        found = [*getattr(window, "notes", ()), *([cut] if cut is not None else [])]
+        notes = {"notes": found} if found else {}
         return Prediction(
             text=answer.text,
             cursor=answer.cursor,
@@ -108,7 +156,7 @@ class HTTPProvider(ABC):
             latency=fetched.latency,
             attempts=fetched.attempts,
             cached=fetched.cached,
-            extra={"provider": self.name, "prompt": prompt, "finish_reason": reply.finish_reason},
+            extra={"provider": self.name, "prompt": prompt, "finish_reason": reply.finish_reason, **notes},
         )
 
     async def aclose(self) -> None:
@@ -150,3 +198,36 @@ def first_choice(data: Any, url: str) -> dict[str, Any]:
         raise malformed(url, "has no choices", data)
     choice: dict[str, Any] = choices[0]
     return choice
+
+
+def _prompt_bytes(prompt: Any) -> int:
+    """UTF-8 bytes of every text in a prompt (a string, chat messages, named parts)."""
+    if isinstance(prompt, str):
+        return len(prompt.encode("utf-8", "surrogatepass"))
+    if isinstance(prompt, dict):
+        return sum(_prompt_bytes(value) for value in prompt.values())
+    if isinstance(prompt, (list, tuple)):
+        return sum(_prompt_bytes(part) for part in prompt)
+    return 0
+
+
+def prompt_cut_note(prompt: Any, read: int | None, truncated: bool, fix: str) -> str | None:
+    """The note for a prompt the server cut, or None (see the module's docstring).
+
+    ``read`` is the prompt tokens the server says it read, ``truncated`` whether it
+    says it cut the prompt; ``fix`` says how to give it room."""
+    size = _prompt_bytes(prompt)
+    estimate = -(-size // BYTES_PER_TOKEN)
+    about = f"about {estimate:,} tokens by Zed's estimate ({size:,} bytes / {BYTES_PER_TOKEN})"
+    if truncated:
+        seen = f"read {read:,} tokens of a prompt of {about}" if read is not None else f"cut a prompt of {about}"
+        return (
+            f"the server says it truncated the prompt (truncated: true): it {seen}, so the model "
+            f"answered without part of what the prompt shows; {fix}"
+        )
+    if read is None or read >= CUT_SHARE * estimate or estimate - read < CUT_MIN_TOKENS:
+        return None
+    return (
+        f"the server read {read:,} prompt tokens of a prompt of {about}: it cut the prompt without "
+        f"saying so, and the model answered without part of what the prompt shows; {fix}"
+    )

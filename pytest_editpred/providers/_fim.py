@@ -7,7 +7,9 @@ off by ``max_tokens`` is still an insertion, so it is kept, not failed.
 
 ``llamacpp-infill`` POSTs to llama.cpp's ``/infill`` (``input_prefix``,
 ``input_suffix``, ``n_predict``, …; the answer is ``content``); the model is
-optional, the server serves one. ``mistral-fim`` POSTs to ``/v1/fim/completions``
+optional, the server serves one. Its ``tokens_evaluated`` and ``truncated`` say
+whether it cut the prompt, which the prediction's notes then say (see
+:mod:`._base`). ``mistral-fim`` POSTs to ``/v1/fim/completions``
 (``prompt``, ``suffix``, ``model``, …; the answer is ``choices[0].message.content``
 or ``choices[0].text``), as Mistral's API, Inception and Codestral servers do.
 """
@@ -30,6 +32,10 @@ class LlamaCppInfill(HTTPProvider):
     name = "llamacpp-infill"
     path = "/infill"
     needs_model = False
+    cut_fix = (
+        "llama.cpp's /infill keeps about its batch size (--batch-size, default 2048) of prefix and suffix, "
+        "and its context (--ctx-size): raise both"
+    )
 
     def build(self, request: PredictionRequest, window: Window) -> tuple[dict[str, Any], Any]:
         prefix, suffix = fim_parts(window)
@@ -49,6 +55,15 @@ class LlamaCppInfill(HTTPProvider):
         }
         model = data.get("model")
         return Reply(data["content"], "length" if cut else "stop", usage, model if isinstance(model, str) else None)
+
+    def prompt_read(self, data: Any) -> tuple[int | None, bool]:
+        """llama.cpp's ``tokens_evaluated`` (the prompt tokens it read, after any cut)
+        and ``truncated`` (set when the prompt did not fit the context). ``/infill``
+        also cuts prefix and suffix to its batch size with ``truncated`` false: the
+        count is what shows that (see :func:`~._base.prompt_cut_note`)."""
+        tokens = data.get("tokens_evaluated") if isinstance(data, dict) else None
+        read = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+        return read, isinstance(data, dict) and data.get("truncated") is True
 
     def parse(self, reply: Reply, window: Window) -> Answer:
         return window.insert_at_cursor(reply.text)

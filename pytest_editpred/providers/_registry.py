@@ -10,7 +10,7 @@ from .._settings import Settings
 from ..judge import Prediction
 from ..scene import PredictionRequest
 
-__all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider"]
+__all__ = ["BUILTIN", "USES", "Completion", "ProviderFactory", "available", "get_provider", "unused_options"]
 
 Completion = Callable[[PredictionRequest], Prediction | Awaitable[Prediction]]
 ProviderFactory = Callable[[Settings], Completion]
@@ -29,6 +29,35 @@ BUILTIN: dict[str, str] = {
     "mistral-fim": "._fim:make_mistral_fim",
     "replay": "._replay:make_replay",
 }
+
+
+# The options (``--editpred-<name>``) each built-in provider reads, for the one line
+# that says which given options a run ignores. ``concurrency`` and
+# ``max_response_bytes`` apply to every provider; a third-party one is not judged.
+_HTTP = frozenset(
+    {"base_url", "model", "api_key_env", "max_tokens", "temperature", "stop", "extra_body", "timeout", "retries"}
+    | {"cache", "response_cache_dir"}
+)
+USES: dict[str, frozenset[str]] = {
+    "oracle": frozenset(),
+    "noop": frozenset(),
+    "baseline": frozenset(),
+    "openai": _HTTP | {"prompt_format"},
+    "openai-chat": _HTTP | {"prompt_format"},
+    "anthropic": _HTTP | {"prompt_format"},
+    "llamacpp-infill": _HTTP,
+    "mistral-fim": _HTTP,
+    "replay": frozenset({"replay"}),
+}
+
+
+def unused_options(name: str, given: set[str]) -> list[str]:
+    """The options in ``given`` that the built-in provider ``name`` never reads
+    (empty for a provider of another package: what it reads is its own business)."""
+    uses = USES.get(name)
+    if uses is None:
+        return []
+    return sorted(setting for setting in given if setting not in uses)
 
 
 def _entry_points() -> dict[str, object]:

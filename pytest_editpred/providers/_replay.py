@@ -45,7 +45,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from .._exceptions import ConfigError, MissingAnswerError, PredictionError
-from .._safe_json import loads_bounded
 from .._settings import Settings
 from ..example import example_id
 from ..judge import Prediction
@@ -136,27 +135,36 @@ def _record(data: object, line: int, where: str) -> ReplayRecord:
 
 
 def load_replay(path: Path) -> tuple[dict[tuple[str, int], ReplayRecord], dict[str, ReplayRecord]]:
-    """The records by (name, trial) and by name; :class:`ConfigError` on a bad file."""
+    """The records by (name, trial) and by name; :class:`ConfigError` on a bad file.
+
+    The lines are read by the reports' :func:`~pytest_editpred.reports.json_lines`,
+    as every JSONL file from outside: split on ``\\n`` only (a run's record holds
+    U+2028 unescaped inside its strings, which ``str.splitlines`` would split at),
+    nesting and line length bounded, a torn last line dropped. Any bad line stops
+    the run before its first item (a usage error naming file and line): an answer
+    skipped would turn into a "missing answer" ERROR that hides the file's fault.
+    """
+    from ..reports import JSONLineError, LineTooLong, json_lines
+
+    by_trial: dict[tuple[str, int], ReplayRecord] = {}
+    by_name: dict[str, ReplayRecord] = {}
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        with Path(path).open("rb") as file:
+            for number, data in json_lines(file):
+                where = f"{path}:{number}"
+                if isinstance(data, LineTooLong):
+                    raise ConfigError(f"{where}: the line {data}", fix=_FIX)
+                record = _record(data, number, where)
+                if record.trial is not None:
+                    by_trial[(record.name, record.trial)] = record
+                by_name[record.name] = record
+    except OSError as error:
         raise ConfigError(
             f"cannot read the replay file {path}: {error}", fix="Give --editpred-replay an existing JSONL file."
         ) from None
-    by_trial: dict[tuple[str, int], ReplayRecord] = {}
-    by_name: dict[str, ReplayRecord] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = loads_bounded(line)  # too deep is "not JSON" too
-        except json.JSONDecodeError as error:
-            raise ConfigError(f"{where}: not JSON ({error.msg})", fix=_FIX) from None
-        record = _record(data, number, where)
-        if record.trial is not None:
-            by_trial[(record.name, record.trial)] = record
-        by_name[record.name] = record
+    except JSONLineError as error:  # too deep, or not UTF-8, is "not JSON" too
+        message = error.cause.msg if isinstance(error.cause, json.JSONDecodeError) else str(error.cause)
+        raise ConfigError(f"{path}:{error.line}: not JSON ({message})", fix=_FIX) from None
     return by_trial, by_name
 
 

@@ -15,10 +15,11 @@ from ._accept import accept_prediction, cursor_marker_line, with_cursor_line
 from ._cli import main as report_main
 from ._compare import Comparison, ExampleChange, compare
 from ._hunks import edit_view
-from ._jsonl import JsonlReport, read_records, scrub_secrets
+from ._jsonl import MAX_RECORD_BYTES, JSONLineError, JsonlReport, LineTooLong, json_lines, read_records, scrub_secrets
 from ._lines import GROUPS, by_example, cursor_rate_line, excluded, group_lines, rates_line, trial_lines
 from ._record import (
     CONTEXT_ONLY,
+    MAX_RECORD_NUMBER,
     ContextCoverageCounts,
     CursorView,
     EditView,
@@ -34,6 +35,8 @@ from ._record import (
     Prompt,
     Record,
     RecordedAttempt,
+    RecordError,
+    check_record,
 )
 from ._stats import (
     bootstrap_mean_interval,
@@ -49,6 +52,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTEXT_ONLY",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_NUMBER",
+    "JSONLineError",
+    "LineTooLong",
+    "RecordError",
+    "check_record",
+    "json_lines",
     "ContextCoverageCounts",
     "report_main",
     "GROUPS",

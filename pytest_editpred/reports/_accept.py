@@ -38,8 +38,19 @@ Accepting is safe against the corpus and against itself:
   (absolute, ``..``, ``.git``, NUL, backslash or control characters: the rule of
   :func:`pytest_editpred.scene._urls.split_path`) is never written into a corpus.
 
+* **Only what reads back.** The new example must load as the old one plus exactly
+  this patch. A fenced block cannot hold a carriage return (CommonMark reads it as a
+  line break, alone or before a newline) or a NUL (CommonMark makes it U+FFFD), and
+  UTF-8 cannot hold a lone surrogate: such an answer is refused, naming the
+  character and its line. Other control and invisible characters (U+2028, U+0085,
+  form feed, ESC, ...) read back exactly (markdown, Zed and this loader split lines
+  at ``\n`` only) and are written as they are, but each is *said*: ``notes`` gets
+  a sentence naming it and its line, since Python's ``str.splitlines`` and some
+  editors take several of them for line breaks.
+
 Every refusal is a :class:`ConfigError` whose reason says which rule and whose fix
-says what to do; the plugin shows it in the terminal summary.
+says what to do; the plugin shows it in the terminal summary, with the notes of
+every acceptance.
 
 Only markdown is edited: a ``.json``/``.jsonl`` example holds its patches in JSON
 strings, and rewriting JSON would reformat the whole file.
@@ -53,6 +64,7 @@ import os
 import re
 import stat
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -162,12 +174,94 @@ def _check_paths(where: Path, patch: str) -> None:
             ) from None
 
 
+#: What a fenced block cannot hold as it is, and why (see the module's docstring).
+_UNWRITABLE = {
+    "\r": "a carriage return (U+000D), which markdown reads as a line break",
+    "\x00": "a NUL (U+0000), which markdown reads as U+FFFD",
+}
+#: Line breaks to Python's ``str.splitlines`` (and to some editors), not to markdown.
+_SPLITLINES_BREAKS = frozenset("\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_NO_CHARACTER_FIX = (
+    "A markdown example cannot hold this character: if the answer is right, write the example "
+    "as ep JSON (.json), whose strings can, or add the patch by hand without it."
+)
+
+
+#: Names of the control characters unicodedata has none for.
+_CONTROL_NAMES = {
+    "\x08": "BACKSPACE",
+    "\x0b": "LINE TABULATION",
+    "\x0c": "FORM FEED",
+    "\x1b": "ESCAPE",
+    "\x1c": "FILE SEPARATOR",
+    "\x1d": "GROUP SEPARATOR",
+    "\x1e": "RECORD SEPARATOR",
+    "\x7f": "DELETE",
+    "\x85": "NEXT LINE",
+}
+
+
+def _character(c: str) -> str:
+    name = unicodedata.name(c, "") or _CONTROL_NAMES.get(c, "")
+    return f"U+{ord(c):04X}" + (f" {name}" if name else "")
+
+
+def _check_characters(where: Path, patch: str) -> None:
+    """Refuse a patch a fenced block cannot hold as it is (it would read back changed)."""
+    for index, line in enumerate(patch.split("\n")):
+        for c in line:
+            if c in _UNWRITABLE:
+                raise _refuse(
+                    where,
+                    f"the prediction holds {_UNWRITABLE[c]}, on line {index + 1} of its patch; "
+                    "the example would not read back as the answer",
+                    _NO_CHARACTER_FIX,
+                )
+            if "\ud800" <= c <= "\udfff":
+                raise _refuse(
+                    where,
+                    f"the prediction holds a lone surrogate (U+{ord(c):04X}), on line {index + 1} of its patch, "
+                    "which UTF-8 cannot encode",
+                    _NO_CHARACTER_FIX,
+                )
+
+
+def _unusual_characters(patch: str, first_line: int) -> list[str]:
+    """A sentence for each control or invisible character written as it is (one per
+    character, at its first line in the file; the patch starts at ``first_line``)."""
+    seen: dict[str, int] = {}
+    for index, line in enumerate(patch.split("\n")):
+        if line.isprintable():
+            continue
+        for c in line:
+            if c != "\t" and not c.isprintable() and c not in seen:
+                seen[c] = first_line + index
+    notes = []
+    for c, number in seen.items():
+        what = (
+            "a line break to Python's str.splitlines() and some editors, a character to markdown, Zed and this loader"
+            if c in _SPLITLINES_BREAKS
+            else "a control or invisible character"
+        )
+        notes.append(f"{_character(c)} on line {number} written as it is ({what})")
+    return notes
+
+
+def _first_difference(written: str, wanted: str) -> int:
+    """The 1-based line of ``wanted`` where ``written`` first differs."""
+    for index, (a, b) in enumerate(zip(written.split("\n"), wanted.split("\n")), start=1):
+        if a != b:
+            return index
+    return min(written.count("\n"), wanted.count("\n")) + 1
+
+
 def accept_prediction(
     path: str | os.PathLike[str],
     predicted_patch: str,
     cursor_line: tuple[int, int] | None = None,
     *,
     lock_dir: str | os.PathLike[str] | None = None,
+    notes: list[str] | None = None,
 ) -> int | None:
     """Add ``predicted_patch`` to the example at ``path`` as a new expected patch.
 
@@ -181,18 +275,25 @@ def accept_prediction(
     in the system's temporary directory). Every process accepting into one file
     must use the same one.
 
+    ``notes``, when given, gets a sentence for every control or invisible character
+    the new block holds (written as it is, since it reads back exactly), so the
+    caller can say what was written.
+
     Returns the 1-based line of the new block's opening fence, or None when the
     example already has exactly this expected patch (nothing is written).
     Raises :class:`ConfigError` for a path that is not a markdown example, a
     symlink, a hard-linked or read-only file, an unsafe path in the patch, a lock
     that cannot be taken or a file that cannot be written (each with its reason),
-    and the example's own errors when the file does not parse.
+    and the example's own errors when the file does not parse; a patch holding a
+    character a fenced block cannot hold (a carriage return, a NUL, a lone
+    surrogate) is refused naming it.
     """
     where = Path(path)
     if where.suffix.lower() != ".md":
         raise _refuse(where, f"cannot accept a prediction into {where.name}: only .md examples are edited")
     _check_paths(where, predicted_patch)
     patch = predicted_patch if cursor_line is None else with_cursor_line(predicted_patch, *cursor_line)
+    _check_characters(where, patch)
     with _locked(where, lock_dir):
         before = _check_file(where)
         _clear_leftovers(where)
@@ -216,9 +317,18 @@ def accept_prediction(
 
         written = from_markdown(new_text, where)
         same_rest = _without_patches(written) == _without_patches(example)
-        if written.expected_patches != (*example.expected_patches, content) or not same_rest:
+        if written.expected_patches[: len(example.expected_patches)] != example.expected_patches or not same_rest:
             raise _refuse(where, "adding the expected patch would change the example in another way")
+        if written.expected_patches[len(example.expected_patches) :] != (content,):
+            read = "".join(written.expected_patches[len(example.expected_patches) :])
+            raise _refuse(
+                where,
+                "the new expected patch would read back differently from the answer "
+                f"(from line {_first_difference(read, content)} of its patch on)",
+            )
         _replace_file(where, new_text.encode("utf-8"), before)
+    if notes is not None:
+        notes.extend(_unusual_characters(content, fence_line + 1))
     return fence_line
 
 

@@ -10,6 +10,25 @@ SummaryJson and the HTML viewer, and applies the pass-rate gate::
 Exit status: 0 when the gate passes (or there is none), 1 when the pass rate is
 below ``--fail-under`` or, with ``--fail-on-regression``, an example regressed, 2 for
 a file that cannot be read or written, or shards that repeat an item.
+
+The files come from elsewhere (another machine, tool or version; a hand edit), so
+every record is read through :func:`~pytest_editpred.reports.read_records`, which
+holds it against the record type, and nothing bad in them is a traceback:
+
+* a record that is no record (a field missing or of the wrong type, a number out of
+  range, metrics that are no whole score, a line that is not an object) is **skipped**
+  with one line on stderr, ``editpred-report: old.jsonl:3: record field 'metrics'
+  must be an object, not a list (skipped)``, and the other records are summarised:
+  the line is whole, so the rest of the file is still the run's records, and a
+  summary of them with every record left out named is worth more than none;
+* a line that is not JSON, a file that cannot be read, shards that overlap, or no
+  record left: the command **stops** with one line and exit status 2 (the file is
+  damaged or no report: what follows a broken line is not known to be records);
+* a gate over skipped records is **not applied**, and the status is 2: a pass rate
+  without the skipped records (``--fail-under``, skipped in the reports) or a
+  comparison that cannot see them regress (``--fail-on-regression``, skipped in
+  either file) would pass a run on what it could not read. Exit status 1 stays a
+  gate that was applied and failed.
 """
 
 from __future__ import annotations
@@ -17,7 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,13 +66,15 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     return parser
 
 
-def _read(paths: Sequence[Path]) -> list[Record]:
+def _read(paths: Sequence[Path], skip: Callable[[str], None]) -> list[Record]:
+    """The records of ``paths``, checked (``complete``: they are summarised); each
+    record skipped is told to ``skip`` in one line."""
     from ._jsonl import read_records
 
     records: list[Record] = []
     seen: dict[tuple[str, object], Path] = {}
     for path in paths:
-        for record in read_records(path):
+        for record in read_records(path, skip=skip, complete=True):
             key = (str(record.get("nodeid") or record.get("name")), record.get("trial"))
             if key in seen:
                 raise ValueError(
@@ -79,14 +100,29 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     from ._summary import Summary, format_eval_report
     from ._viewer import render_html, summary_of, terminal_lines
 
+    skipped: dict[str, int] = {"reports": 0, "baseline": 0}
+
+    def skipper(source: str) -> Callable[[str], None]:
+        def skip(line: str) -> None:
+            skipped[source] += 1
+            print(f"{prog}: {line}", file=sys.stderr)
+
+        return skip
+
     try:
-        records = _read(args.reports)
-        baseline = _read([args.baseline]) if args.baseline else None
-    except (OSError, ValueError, EditPredError) as error:
+        records = _read(args.reports, skipper("reports"))
+        baseline = _read([args.baseline], skipper("baseline")) if args.baseline else None
+    except EditPredError as error:  # one line: where, what, and the fix
+        where = f"{error.where}: " if error.where else ""
+        fix = f" ({error.fix})" if error.fix else ""
+        print(f"{prog}: {where}{error.reason}{fix}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     if not records:
-        print(f"{prog}: the reports hold no record", file=sys.stderr)
+        told = f" ({skipped['reports']} skipped)" if skipped["reports"] else ""
+        print(f"{prog}: the reports hold no record{told}", file=sys.stderr)
         return 2
     out = sys.stdout
     rows = [
@@ -123,7 +159,13 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     except OSError as error:
         print(f"{prog}: cannot write: {error}", file=sys.stderr)
         return 2
-    if args.fail_under is not None:
+    if args.fail_under is not None and skipped["reports"]:
+        out.write(
+            f"gate: not applied: {skipped['reports']} record(s) of the reports were skipped, "
+            "and a pass rate without them says nothing about them\n"
+        )
+        status = 2
+    elif args.fail_under is not None:
         total = summary["total"]
         rate = 100 * summary["passed"] / total if total else 0.0
         if rate >= args.fail_under:
@@ -133,11 +175,17 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
                 f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails "
                 "(errors count as not passed)\n"
             )
-            status = 1
-    if comparison is not None and args.fail_on_regression:
+            status = max(status, 1)
+    if comparison is not None and args.fail_on_regression and (skipped["reports"] or skipped["baseline"]):
+        out.write(
+            f"regression gate: not applied: {skipped['reports'] + skipped['baseline']} record(s) were skipped, "
+            "and an example among them could have regressed\n"
+        )
+        status = 2
+    elif comparison is not None and args.fail_on_regression:
         if comparison.regressions:
             out.write(f"regression gate: {len(comparison.regressions)} example(s) regressed: the run fails\n")
-            status = 1
+            status = max(status, 1)
         else:
             out.write("regression gate: no example regressed\n")
     return status

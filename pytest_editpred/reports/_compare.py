@@ -22,6 +22,11 @@ An example with results only in the new run is **new**, only in the old run
 Two files can give examples the same name; such a name is told apart by the file
 part of its node id (``evals/a.md::x`` and ``evals/b.md::x``), which is relative to
 the rootdir and so the same on every machine.
+
+The records are taken as their type says: a file's are read through
+:func:`~pytest_editpred.reports.read_records` with ``complete=True`` first (by
+``editpred-report --baseline`` and ``pytest --editpred-baseline``), which skips,
+naming it, any record that is not one, so nothing here has to guess at a field.
 """
 
 from __future__ import annotations
@@ -234,7 +239,9 @@ def _aggregate(records: Iterable[Record], keys: Mapping[int, str]) -> dict[str, 
     for record in records:
         metrics = record.get("metrics") or {}
         chrf = metrics.get("delta_chr_f")
-        score = float(chrf) if isinstance(chrf, (int, float)) and math.isfinite(chrf) else None
+        score = None
+        if isinstance(chrf, (int, float)) and not isinstance(chrf, bool) and math.isfinite(chrf):  # a bool is no score
+            score = float(chrf)
         trial = record.get("trial")
         order = trial if isinstance(trial, int) else 0
         trials.setdefault(keys[id(record)], []).append((order, str(record.get("outcome")), score))

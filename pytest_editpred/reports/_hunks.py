@@ -18,16 +18,24 @@ at C speed first, only the middle goes through :mod:`difflib`, and a middle of m
 than :data:`MAX_ALIGNED` lines is one replacement block. Every diff is bounded: at
 most :data:`MAX_LINES` lines and :data:`MAX_LINE_CHARS` characters a line, and a cut
 says so (``clipped``).
+
+A record's ``diff`` comes from a file, so the page never takes it as it is:
+:func:`view_diffs` rebuilds it field by field (:func:`clean_edit_view`) into exactly
+the shapes above. A line whose op is not ``" "``, ``"-"`` or ``"+"``, or that is not
+an ``[op, text]`` pair of strings, is left out; a count or a line number that is not
+a whole number between 0 and :data:`MAX_NUMBER` is left out or clamped; lists are cut
+to the bounds above. What was left out or corrected is counted in the result's
+``malformed``, and the page says so.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict
 
 from .._clip import clip
-from ._record import EditView, ExcerptLines, HistoryEntry, Hunk, LineDiff, Record
+from ._record import EditView, ExcerptLines, ExcerptView, HistoryEntry, Hunk, LineDiff, Record
 
 if TYPE_CHECKING:
     from ..judge import Verdict
@@ -39,7 +47,10 @@ __all__ = [
     "EXTRA_CONTEXT",
     "MAX_LINES",
     "MAX_LINE_CHARS",
+    "MAX_NUMBER",
+    "ViewerDiffs",
     "WindowDiffs",
+    "clean_edit_view",
     "edit_view",
     "line_diff",
     "view_diffs",
@@ -52,6 +63,10 @@ MAX_LINES = 300
 MAX_LINE_CHARS = 400
 MAX_ALIGNED = 2000
 MAX_TEXT_CHARS = 12_000  # edit-history diffs and the excerpt, in the record
+EXCERPT_RADIUS = 25  # lines either side of the cursor's, of the excerpt in the record
+MAX_NUMBER = 1_000_000_000  # a line number, column or count the page takes from a record
+MAX_HISTORY = 100  # edit-history entries the page shows (the rest are counted)
+MAX_OTHER_FILES = 100  # other changed files the page names (the rest are counted)
 
 
 def _split(text: str) -> list[str]:
@@ -212,31 +227,264 @@ def _view_text(view: object, key: str) -> object:
     return None
 
 
-class _WindowDiffsBase(TypedDict):
+class _ViewerDiffsBase(TypedDict):
     path: str | None
     relative: bool  # True: the line numbers are the window's, not the file's
 
 
-class WindowDiffs(_WindowDiffsBase, total=False):
-    """The viewer's diffs of an older record, which has no ``diff`` field: from its
-    cursor windows (``expected_view``/``predicted_view``), numbered from the window's
-    first line unless the window says where it starts. Not a record's field: the
-    page's (the keys an :class:`EditView` has too mean the same)."""
+class ViewerDiffs(_ViewerDiffsBase, total=False):
+    """An item's diffs as the page gets them (:func:`view_diffs`): a record's ``diff``
+    (an :class:`EditView`) rebuilt into well-formed data, or, for an older record
+    without one, the diffs of its cursor windows (``expected_view``/``predicted_view``),
+    numbered from the window's first line unless the window says where it starts.
+    Not a record's field: the page's (the keys an :class:`EditView` has mean the same)."""
 
     paths: dict[str, str]  # {"expected": ..., "predicted": ...} when they differ
     versus: LineDiff
     predicted: LineDiff
     expected: LineDiff
+    other_files: list[str]
+    history: list[HistoryEntry]
+    history_more: int  # entries past MAX_HISTORY, not shown
+    excerpt: ExcerptView
+    malformed: int  # parts of the record's diff left out or corrected (see the module docstring)
 
 
-def view_diffs(record: Record) -> EditView | WindowDiffs | None:
+#: The name older code imported; the windows' diffs are one case of :class:`ViewerDiffs`.
+WindowDiffs = ViewerDiffs
+
+
+def _whole(value: object, low: int = 0) -> int | None:
+    """``value`` when it is a whole number in ``[low, MAX_NUMBER]`` (not a bool), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= MAX_NUMBER:
+        return value
+    return None
+
+
+class _Cleaner:
+    """Rebuilds record data into the viewer's shapes, counting what it had to drop
+    or correct (``bad``). Every walk is bounded by the limits of the module, not by
+    the size of the data it is given."""
+
+    def __init__(self) -> None:
+        self.bad = 0
+        self.cut = False  # a diff's lines were cut at MAX_LINES
+
+    def count(self, value: object) -> int:
+        """A count: clamped into ``[0, MAX_NUMBER]``, 0 when it is no whole number."""
+        found = _whole(value)
+        if found is not None:
+            return found
+        self.bad += 1
+        if isinstance(value, int) and not isinstance(value, bool) and value > MAX_NUMBER:
+            return MAX_NUMBER
+        return 0
+
+    def text(self, value: object) -> str | None:
+        if isinstance(value, str):
+            return value
+        if value is not None:
+            self.bad += 1
+        return None
+
+    def texts(self, value: object, limit: int) -> list[str]:
+        """At most ``limit`` strings of a list, each clipped as a diff line is."""
+        if not isinstance(value, list):
+            if value is not None:
+                self.bad += 1
+            return []
+        if len(value) > limit:
+            self.bad += 1
+        out: list[str] = []
+        for item in value[:limit]:
+            if isinstance(item, str):
+                out.append(_clip_line(item))
+            else:
+                self.bad += 1
+        return out
+
+    def cursor(self, value: object) -> list[int] | None:
+        if value is None:
+            return None
+        if isinstance(value, (list, tuple)) and len(value) == 2:
+            line, column = _whole(value[0]), _whole(value[1])
+            if line is not None and column is not None:
+                return [line, column]
+        self.bad += 1
+        return None
+
+    def line_diff(self, value: object) -> LineDiff | None:
+        """A :class:`LineDiff` of well-formed hunks, at most :data:`MAX_LINES` lines."""
+        if not isinstance(value, Mapping):
+            self.bad += 1
+            return None
+        raw_hunks = value.get("hunks")
+        if not isinstance(raw_hunks, list):
+            self.bad += 1
+            raw_hunks = []
+        hunks: list[Hunk] = []
+        room = MAX_LINES
+        self.cut = False
+        for raw in raw_hunks[:MAX_LINES]:
+            if room <= 0:
+                self.cut = True
+                break
+            hunk = self.hunk(raw, room)
+            if hunk is None:
+                continue
+            if hunk["lines"]:
+                room -= len(hunk["lines"])
+                hunks.append(hunk)
+            else:
+                self.bad += 1  # a hunk with no line shows nothing
+        clipped = value.get("clipped") is True or self.cut or len(raw_hunks) > MAX_LINES
+        tail = self.count(value.get("tail", 0))
+        below = self.texts(value.get("below", []), EXTRA_CONTEXT)
+        if len(below) > tail:
+            self.bad += 1
+            below = below[:tail]
+        return {
+            "hunks": hunks,
+            "below": below if hunks else [],
+            "tail": tail if hunks else 0,
+            "ca": self.cursor(value.get("ca")),
+            "cb": self.cursor(value.get("cb")),
+            "clipped": clipped,
+        }
+
+    def hunk(self, value: object, room: int) -> Hunk | None:
+        """A hunk with its known lines (at most ``room``), None when its line numbers
+        are not numbers (nothing of it could be placed)."""
+        if not isinstance(value, Mapping):
+            self.bad += 1
+            return None
+        a, b = _whole(value.get("a")), _whole(value.get("b"))
+        if a is None or b is None:
+            self.bad += 1
+            return None
+        raw_lines = value.get("lines")
+        if not isinstance(raw_lines, list):
+            self.bad += 1
+            raw_lines = []
+        lines: list[list[str]] = []
+        if len(raw_lines) > room:
+            self.cut = True
+        for line in raw_lines[:room]:
+            if (
+                isinstance(line, (list, tuple))
+                and len(line) == 2
+                and line[0] in (" ", "-", "+")
+                and isinstance(line[1], str)
+            ):
+                lines.append([line[0], _clip_line(line[1])])
+            else:
+                self.bad += 1
+        gap = self.count(value.get("gap", 0))
+        above = self.texts(value.get("above", []), EXTRA_CONTEXT)
+        fits = max(0, min(gap, a - 1, b - 1))  # the lines above are hidden ones, numbered from 1
+        if len(above) > fits:
+            self.bad += 1
+            above = above[len(above) - fits :] if fits else []
+        return {"a": a, "b": b, "gap": gap, "above": above, "lines": lines}
+
+    def history(self, value: object) -> tuple[list[HistoryEntry], int]:
+        if not isinstance(value, list):
+            if value is not None:
+                self.bad += 1
+            return [], 0
+        out: list[HistoryEntry] = []
+        for entry in value[:MAX_HISTORY]:
+            if not isinstance(entry, Mapping):
+                self.bad += 1
+                continue
+            path, diff = self.text(entry.get("path")), self.text(entry.get("diff"))
+            if path is None or diff is None:
+                self.bad += 1
+                continue
+            old_path = self.text(entry.get("old_path"))
+            out.append(
+                {
+                    "path": path,
+                    "old_path": old_path if old_path is not None else path,
+                    "diff": clip(diff, MAX_TEXT_CHARS),
+                    "predicted": entry.get("predicted") is True,
+                }
+            )
+        return out, max(0, len(value) - MAX_HISTORY)
+
+    def excerpt(self, value: object) -> ExcerptView | None:
+        if value is None:
+            return None
+        text = value.get("text") if isinstance(value, Mapping) else None
+        if not isinstance(value, Mapping) or not isinstance(text, Mapping):
+            self.bad += 1
+            return None
+        path = self.text(value.get("path"))
+        start = _whole(value.get("start_line"), 1)
+        if path is None or start is None:
+            self.bad += 1
+            return None
+        lines = self.texts(text.get("lines"), 2 * EXCERPT_RADIUS + 1)
+        return {
+            "path": path,
+            "start_line": start,
+            "end_line": self.count(value.get("end_line")),
+            "cursor_line": self.count(value.get("cursor_line")),
+            "cursor_column": self.count(value.get("cursor_column")),
+            "text": {"first": self.count(text.get("first")), "lines": lines, "total": self.count(text.get("total"))},
+        }
+
+    def paths(self, value: object) -> list[str]:
+        if not isinstance(value, list):
+            if value is not None:
+                self.bad += 1
+            return []
+        out = [_clip_line(p) for p in value[:MAX_OTHER_FILES] if isinstance(p, str)]
+        self.bad += sum(1 for p in value[:MAX_OTHER_FILES] if not isinstance(p, str))
+        if len(value) > MAX_OTHER_FILES:
+            out.append(f"… and {len(value) - MAX_OTHER_FILES:,} more")
+        return out
+
+
+def clean_edit_view(value: Mapping[str, object]) -> ViewerDiffs:
+    """A record's ``diff`` field (an :class:`EditView` read from a file: anything at
+    all) rebuilt into well-formed, bounded viewer data; ``malformed`` counts what was
+    left out or corrected (absent when nothing was)."""
+    cleaner = _Cleaner()
+    path = value.get("path")
+    relative = value.get("relative", False)
+    if not isinstance(relative, bool):
+        cleaner.bad += 1
+        relative = False
+    out: ViewerDiffs = {"path": cleaner.text(path), "relative": relative}
+    for key in ("predicted", "expected", "versus"):
+        if key in value:
+            diff = cleaner.line_diff(value[key])
+            if diff is not None:
+                out[key] = diff
+    if "other_files" in value:
+        out["other_files"] = cleaner.paths(value["other_files"])
+    history, more = cleaner.history(value.get("history"))
+    out["history"] = history
+    if more:
+        out["history_more"] = more
+    excerpt = cleaner.excerpt(value.get("excerpt"))
+    if excerpt is not None:
+        out["excerpt"] = excerpt
+    if cleaner.bad:
+        out["malformed"] = cleaner.bad
+    return out
+
+
+def view_diffs(record: Record) -> ViewerDiffs | None:
     """The viewer's diffs of a record: its ``diff`` field when the plugin wrote one
-    (see :func:`edit_view`), else computed from ``expected_view``/``predicted_view``,
-    the windows around the cursor older records carry (numbered from the window's
-    first line: ``relative`` says the numbers are not the file's)."""
+    (see :func:`edit_view`; rebuilt by :func:`clean_edit_view`, since a record comes
+    from a file), else computed from ``expected_view``/``predicted_view``, the windows
+    around the cursor older records carry (numbered from the window's first line:
+    ``relative`` says the numbers are not the file's)."""
     given = record.get("diff")
     if isinstance(given, Mapping) and isinstance(given.get("predicted"), Mapping):
-        return cast(EditView, dict(given))
+        return clean_edit_view(given)
     ev, pv = record.get("expected_view"), record.get("predicted_view")
     expected, ce = _strip_cursor(_view_text(ev, "expected"))
     predicted, cp = _strip_cursor(_view_text(pv, "predicted"))
@@ -244,11 +492,11 @@ def view_diffs(record: Record) -> EditView | WindowDiffs | None:
     before, cb = _strip_cursor(before_raw)
     if expected is None and predicted is None:
         return None
-    paths = [v.get("path") if isinstance(v, Mapping) else None for v in (ev, pv)]
+    paths = [_clip_line(p) if isinstance(p, str) else None for p in (_view_path(ev), _view_path(pv))]
     starts = (v.get("start_line") for v in (ev, pv) if isinstance(v, Mapping))  # an older record's window may say
-    start = next((line for line in starts if isinstance(line, int)), None)
+    start = next((line for line in map(_whole, starts) if line), None)  # from 1 (not 0, nor a bool)
     first = start if start is not None else 1
-    out: WindowDiffs = {"path": paths[0] or paths[1], "relative": start is None}
+    out: ViewerDiffs = {"path": paths[0] or paths[1], "relative": start is None}
     if paths[0] and paths[1] and paths[0] != paths[1]:
         out["paths"] = {"expected": paths[0], "predicted": paths[1]}
     if expected is not None and predicted is not None:
@@ -259,6 +507,10 @@ def view_diffs(record: Record) -> EditView | WindowDiffs | None:
         if expected is not None:
             out["expected"] = line_diff(before, expected, cursor_a=cb, cursor_b=ce, first_a=first)
     return out
+
+
+def _view_path(view: object) -> object:
+    return view.get("path") if isinstance(view, Mapping) else None
 
 
 class _Comparison(TypedDict, total=False):
@@ -324,7 +576,7 @@ def edit_view(scene: Scene | None, verdict: Verdict | None) -> EditView | None:
     }
 
 
-def _around(text: str, row: int, radius: int = 25) -> ExcerptLines:
+def _around(text: str, row: int, radius: int = EXCERPT_RADIUS) -> ExcerptLines:
     """At most ``2 * radius + 1`` lines of ``text`` around ``row``: ``{first, lines}``
     with ``first`` the 0-based index of the first line kept."""
     lines = _split(text)

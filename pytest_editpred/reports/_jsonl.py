@@ -16,20 +16,29 @@ before anything reaches the disk (the HTML report uses it too).
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, cast
+from typing import Any, BinaryIO
 
 from .._exceptions import ConfigError
-from .._safe_json import loads_bounded
-from ._record import Record
+from .._safe_json import check_depth
+from ._record import Record, RecordError, check_record
 
-__all__ = ["JsonlReport", "read_records", "scrub_secrets"]
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "JSONLineError",
+    "JsonlReport",
+    "LineTooLong",
+    "json_lines",
+    "read_records",
+    "scrub_secrets",
+]
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
 # Shorter values ("1", "true", "dev") are settings, not secrets, and replacing them
@@ -169,53 +178,135 @@ class JsonlReport:
         self.close()
 
 
-def read_records(path: str | os.PathLike[str]) -> list[Record]:
-    """Every record of a JSONL report, in file order.
+#: The longest line a record may take. A run writes a record's prompt and raw answer
+#: clipped to 200,000 characters, its predicted patch and text each up to
+#: ``--editpred-max-prediction-bytes`` (8 MiB); with JSON's escapes at their worst
+#: (six bytes for a control character) that is under 100 MiB. A longer line is
+#: refused unread, so a file with no newline in it cannot fill the memory.
+MAX_RECORD_BYTES = 128 * 1024 * 1024
 
-    A last line without its newline that is not valid JSON is the torn write of a
-    killed run and is dropped. Any other bad line (or a line that is not a JSON
-    object) is a :class:`ConfigError` naming the file and 1-based line: the file
-    is a user's option value (``--editpred-baseline``), not ours to guess at.
-    Blank lines are skipped.
+#: Integers longer than this are read as floats (±inf past 10**308): Python's own
+#: int limit (4,300 digits) would raise a ValueError inside ``json.loads`` instead of
+#: letting the check name the field; no field may hold more than 16 digits anyway.
+_MAX_INT_DIGITS = 100
 
-    A line that is a JSON object is taken as a :class:`Record` without checking its
-    fields: a file of an older version may lack some, and the readers allow for it.
+
+def _int(text: str) -> int | float:
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float(text)
+
+
+class JSONLineError(ValueError):
+    """Line ``line`` of a JSONL file is not JSON (``cause``: the decoding error, also
+    for JSON nested deeper than 100 or bytes that are not UTF-8)."""
+
+    def __init__(self, line: int, cause: ValueError) -> None:
+        self.line = line
+        self.cause = cause
+        super().__init__(f"line {line} is not valid JSON: {cause}")
+
+
+class LineTooLong(ValueError):
+    """A line over :data:`MAX_RECORD_BYTES`, yielded (not raised) by
+    :func:`json_lines`: only this line is bad, the ones after it are whole."""
+
+    def __init__(self) -> None:
+        super().__init__(f"is longer than {MAX_RECORD_BYTES:,} bytes")
+
+
+def json_lines(file: BinaryIO) -> Iterator[tuple[int, object]]:
+    """``(line number, value)`` of every line of a JSONL file from outside.
+
+    Lines are split on ``\\n`` only: ``str.splitlines`` would also split at U+2028 or
+    U+0085, which records written with ``ensure_ascii=False`` hold unescaped inside
+    strings. Blank lines are passed over, a UTF-8 byte-order mark at the start is
+    ignored, and a last line without its newline that is not JSON (the torn write
+    of a killed run) is dropped. A line over :data:`MAX_RECORD_BYTES` is read past
+    without being kept and yields a :class:`LineTooLong` as its value; any other
+    line that is not JSON raises :class:`JSONLineError` (the line cannot be told
+    from the next, so the caller stops). Nesting is bounded by ``_safe_json`` (100),
+    integers by ``_MAX_INT_DIGITS``; an ``OSError`` of the file is the caller's.
     """
-    where = Path(path)
-    try:
-        data = where.read_bytes()
-    except OSError as error:
-        raise ConfigError(
-            f"cannot read the JSONL report: {error.strerror or error}",
-            fix="Give the path of a file written by --editpred-report.",
-            path=where,
-        ) from None
-    # Split on b"\n" only: str.splitlines would also break at U+2028 or \x85, which
-    # ensure_ascii=False leaves unescaped inside strings.
-    lines = data.split(b"\n")
-    torn = not data.endswith(b"\n")
-    records: list[Record] = []
-    for number, raw in enumerate(lines, start=1):
-        last = number == len(lines)
+    number = 0
+    while True:
+        raw = file.readline(MAX_RECORD_BYTES + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_RECORD_BYTES:  # read on to the end of the line, keeping nothing
+            while not raw.endswith(b"\n"):
+                raw = file.readline(1024 * 1024)
+                if not raw:
+                    break
+            yield number, LineTooLong()
+            continue
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):  # saved by an editor that marks UTF-8
+            raw = raw[len(codecs.BOM_UTF8) :]
         if not raw.strip():
             continue
         try:
-            value = loads_bounded(raw.decode("utf-8"))  # too deep: a JSONDecodeError, not a RecursionError
+            text = raw.decode("utf-8")
+            check_depth(text)  # too deep: a JSONDecodeError, not a RecursionError
+            value = json.loads(text, parse_int=_int)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            if last and torn:
-                break  # the run was killed in the middle of this line
-            raise ConfigError(
-                f"line {number} is not valid JSON: {error}",
-                fix="The report is corrupt; run again to write a new one.",
-                path=where,
-                line=number,
-            ) from None
-        if not isinstance(value, dict):
-            raise ConfigError(
-                f"line {number} is a JSON {type(value).__name__}, not a record object",
-                fix="Give the path of a file written by --editpred-report.",
-                path=where,
-                line=number,
-            )
-        records.append(cast(Record, value))  # as written by JsonlReport.append; not validated
+            if not raw.endswith(b"\n"):
+                return  # the run was killed in the middle of this line
+            raise JSONLineError(number, error) from None
+        yield number, value
+
+
+def read_records(
+    path: str | os.PathLike[str],
+    *,
+    skip: Callable[[str], None] | None = None,
+    complete: bool = False,
+) -> list[Record]:
+    """Every record of a JSONL report, in file order, each held against the
+    :class:`Record` type by :func:`~pytest_editpred.reports.check_record` first.
+
+    This is the one reader of records from outside: ``editpred-report`` and ``pytest
+    --editpred-baseline`` read through it (the replay provider reads its lines with
+    :func:`json_lines` and checks the fields it answers from). What a line can be,
+    and what follows:
+
+    * blank: passed over; the last line, without its newline, not JSON: the torn
+      write of a killed run, dropped (every finished record is before it);
+    * not JSON (also: nested deeper than 100, not UTF-8), or a file that cannot be
+      read: **stop**, a :class:`ConfigError` naming the file and line. The file is
+      then no report, or is damaged where its lines are: what follows such a line
+      cannot be trusted to be whole records, and a summary of "the rest" would pass
+      off an unknown part of the run as the run;
+    * JSON that is not a record (not an object, a field of the wrong type, a number
+      out of range; with ``complete``, a missing ``name``, ``nodeid`` or ``outcome``
+      or metrics that are no whole score), or a line over :data:`MAX_RECORD_BYTES`:
+      the line is whole, so only this record is bad. With ``skip``, ``skip`` gets
+      one line, ``<file>:<line>: record field 'metrics' must be an object, not a
+      list (skipped)``, and the other records still count (a file of another tool
+      or version, or edited by hand, still yields its good records, and every record
+      left out is named). Without ``skip``, a :class:`ConfigError` as above: a
+      caller that did not ask to skip gets every record or none.
+
+    ``complete``: the records will be summarised (see ``check_record``), as the
+    commands ask; without it, partial records (a test's) read as far as they go.
+    A valid record is returned as written (a NaN written as ``null`` stays None).
+    """
+    where = Path(path)
+    fix = "Give the path of a file written by --editpred-report."
+    records: list[Record] = []
+    try:
+        with where.open("rb") as file:
+            for number, value in json_lines(file):
+                try:
+                    if isinstance(value, LineTooLong):
+                        raise RecordError(None, str(value))
+                    records.append(check_record(value, complete=complete))
+                except RecordError as error:
+                    if skip is None:
+                        raise ConfigError(str(error), fix=fix, path=where, line=number) from None
+                    skip(f"{where}:{number}: {error} (skipped)")
+    except OSError as error:  # cannot open, or a read that fails half-way (EIO)
+        raise ConfigError(f"cannot read the JSONL report: {error.strerror or error}", fix=fix, path=where) from None
+    except JSONLineError as error:
+        raise ConfigError(
+            str(error), fix="The report is corrupt; run again to write a new one.", path=where, line=error.line
+        ) from None
     return records

@@ -62,7 +62,11 @@ def rates_line(records: Sequence[Record], summary: Mapping[str, Any]) -> str:
     ``summary`` holds the run's counts: ``total`` (the predictions that ran) and
     ``passed``, ``failed``, ``error``, ``skipped``."""
     total = summary["total"]
-    parts = ", ".join(f"{summary[k]} {k}" for k in ("passed", "failed", "error", "skipped") if summary[k])
+    parts = ", ".join(
+        f"{summary[k]} {k}{'s' if k == 'error' and summary[k] != 1 else ''}"
+        for k in ("passed", "failed", "error", "skipped")
+        if summary[k]
+    )
     if not total:
         return f"{len(records)} predictions: {parts}"
     examples = by_example(records)
@@ -95,9 +99,13 @@ def cursor_rate_line(records: Sequence[Record]) -> str | None:
     if not marked:
         return None
     exact = sum(r["metrics"].get("cursor_exact_match") is True for r in marked)
+    # Zed's "Cursor: x/y" line counts every prediction with a cursor on either side:
+    # when that is another count, say so, or the two figures seem to disagree.
+    zeds = sum(1 for r in records if r["metrics"] and r["metrics"].get("cursor_exact_match") is not None)
+    other = f"; Zed's Cursor line counts the {zeds} with a cursor on either side" if zeds != len(marked) else ""
     return (
         f"cursor exact match {100 * exact / len(marked):.1f}% ({exact} of {len(marked)} scored predictions "
-        "whose best expected patch marks a cursor)"
+        f"whose best expected patch marks a cursor{other})"
     )
 
 

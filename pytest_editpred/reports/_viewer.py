@@ -5,7 +5,14 @@ The page lists every example, filtered and sorted, and for the one opened tells 
 whole story: the prediction against the chosen expected patch as a diff with line
 numbers and both cursors, the edit history, the excerpt, the prompt and the raw
 answer, the metrics, the attempts, and with a baseline the earlier run's prediction
-beside it.
+beside it: under the item's diff, the baseline's predicted edit and this run's side
+by side (one above the other on a narrow screen), for the trial shown and the
+baseline's trial of the same number (else its first failure, else its first).
+
+With a baseline, an example's outcome is this run's (the baseline's for an example
+only the baseline has); its repositories, tags and providers are those of both runs,
+so choosing the baseline's provider lists the examples the baseline ran. The detail
+pane follows the list: an item the filters hide is not shown.
 
 The page is one file a CI job can publish and anyone can open from disk years later:
 it loads nothing (a Content-Security-Policy forbids it), and its one script is
@@ -16,7 +23,20 @@ into the page with ``textContent`` only, so even a prediction containing
 
 The view (filters, sort, the item opened, unified or split) lives in the URL
 fragment (``#outcome=failed,error&repo=URL&tag=T&q=text&sort=delta_chr_f&dir=desc&item=NAME&view=split``):
-a view can be bookmarked or linked, and a headless browser can load one.
+a view can be bookmarked or linked, and a headless browser can load one. More keys:
+``status=regressed,new`` (with a baseline), ``provider=P``, ``trial=N``,
+``tab=versus|predicted|expected`` (which diff), and ``open=prompt``, ``open=raw``,
+``open=history``, ``open=excerpt`` (or several, comma-separated: ``open=prompt,raw``),
+which opens those sections of the item and scrolls the first of them into view once
+the item is drawn: ``#item=NAME&open=raw`` links straight to an answer. Opening or
+closing a section keeps the fragment up to date.
+
+Record data is never trusted to have its type (a report read back may come from
+anywhere): :func:`page_data` rebuilds every field the page reads into the type the
+script expects, and an item's diffs are rebuilt by :func:`._hunks.clean_edit_view`
+(unknown line ops left out, numbers bounded, lists cut, and a note says how much was
+left out). The script reads them defensively too: every walk over data is bounded by
+its length and steps forward, so no record can make the page hang.
 
 Scale: the list is built from a small *index* (name, outcome, repository, tags,
 metrics, latency per record), parsed at load; everything else an item shows (its
@@ -99,17 +119,23 @@ SORTABLE = ("delta_chr_f", "exact_lines_f1", "cursor_distance", "reversal_ratio"
 
 
 def _number(value: object) -> float | None:
+    """A finite float, or None (for anything else: an int too big for a float too)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _metrics(record: Record) -> dict[str, object]:
     """The record's metrics, their exact-lines F1 (which the record does not keep),
     and the context coverage's members as flat ``editable_context_*`` numbers."""
-    metrics: dict[str, object] = dict(record.get("metrics") or {})
+    given = record.get("metrics")
+    metrics: dict[str, object] = {str(k): v for k, v in given.items()} if isinstance(given, Mapping) else {}
     coverage = metrics.get("editable_context_coverage")
-    if isinstance(coverage, dict):
+    if isinstance(coverage, Mapping):
         metrics.update((f"editable_context_{key}", value) for key, value in coverage.items())
     tp, fp, fn = (_number(metrics.get(f"exact_lines_{k}")) for k in ("tp", "fp", "fn"))
     if tp is not None and fp is not None and fn is not None and "exact_lines_f1" not in metrics:
@@ -131,7 +157,14 @@ def summary_of(records: Sequence[Record]) -> dict[str, Any]:
     counts = {k: sum(r.get("outcome") == k for r in records) for k in ("passed", "failed", "error", "skipped")}
     total = len(records) - counts["skipped"]
     data: dict[str, Any] = {}
-    scores = [PredictionScore.from_dict(r["metrics"]) for r in records if r.get("metrics")]
+    scores = []
+    for record in records:
+        metrics = record.get("metrics")
+        if metrics and isinstance(metrics, Mapping):
+            try:
+                scores.append(PredictionScore.from_dict(metrics))
+            except (KeyError, TypeError, ValueError):  # a record of an older version, or of elsewhere
+                pass
     if scores:
         try:
             data.update(Summary.from_scores(scores).to_summary_json())
@@ -243,29 +276,104 @@ def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequ
 
 
 # --------------------------------------------------------------------------- data
+#
+# A record comes from a file (a baseline, a shard, one written by hand): nothing in it
+# is trusted to have its declared type. Everything the page gets is rebuilt here into
+# the types the script expects (strings, whole numbers, finite floats, bounded lists),
+# and an item's diffs by :func:`._hunks.view_diffs`.
+
+MAX_LIST = 20  # attempts, notes and usage entries of one item in the page
+MAX_TRIAL = 1_000_000
+
+
+def _text(value: object, limit: int = PAGE_TEXT_CHARS) -> str | None:
+    """A string field as the page shows it: None stays None, a string is clipped, any
+    other value is shown as its JSON (a record written by another tool)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        value = json.dumps(_strict(value), ensure_ascii=False, default=str)
+    return clip(value, limit)
+
+
+def _whole(value: object, low: int = 0, high: int = 10**9) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    return None
+
+
+def _scalar(value: object) -> str | int | float | bool | None:
+    """A value the page prints as it is: a string, a finite number, a bool or None."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return _number(value)
+    return _text(value, 200)
+
+
+def _metric(value: object) -> int | float | bool | None:
+    """A metric as the page takes it: a bool, a finite number, or None."""
+    return value if value is None or isinstance(value, bool) else _number(value)
+
+
+def _items(value: object) -> list[Any]:
+    """A list field's items (a string or a mapping is not a list of them)."""
+    return list(value[:MAX_LIST]) if isinstance(value, (list, tuple)) else []
+
+
+def _tags(record: Record) -> list[str]:
+    tags = record.get("tags")
+    return [str(t) for t in tags] if isinstance(tags, (list, tuple)) else []
+
+
+def _trial(record: Record) -> int:
+    return _whole(record.get("trial"), 1, MAX_TRIAL) or 1
+
+
+def _readable(record: Mapping[str, Any]) -> Record:
+    """A copy of ``record`` whose ``metrics`` the summaries and the comparison can read
+    (:mod:`._compare` and :mod:`._lines` take them as a mapping of numbers): a mapping,
+    of bools, finite numbers and ``None`` (and the nested counts), else ``{}``."""
+    given = record.get("metrics")
+    metrics: dict[str, Any] = {}
+    if isinstance(given, Mapping):
+        for key, value in given.items():
+            if value is None or isinstance(value, (bool, Mapping)):
+                metrics[str(key)] = value
+            elif isinstance(value, (int, float)) and _number(value) is not None:
+                metrics[str(key)] = value
+    return cast(Record, {**record, "metrics": metrics})
 
 
 def _detail(record: Record) -> dict[str, Any]:
-    """What an opened item shows beyond its index entry: bounded in size."""
+    """What an opened item shows beyond its index entry: bounded in size, and of the
+    types the page's script reads, whatever the record holds."""
     prompt = record.get("prompt")
     raw = record.get("raw_output")
     diffs = view_diffs(record)
+    usage = record.get("usage")
     detail: dict[str, Any] = {
-        "reason": record.get("reason"),
-        "nodeid": record.get("nodeid"),
-        "path": record.get("path"),
-        "revision": record.get("revision"),
+        "reason": _text(record.get("reason"), 20_000),
+        "nodeid": _text(record.get("nodeid"), 1_000),
+        "path": _text(record.get("path"), 1_000),
+        "revision": _text(record.get("revision"), 200),
         "attempts": [
-            {"ordinal": a.get("ordinal"), "error": a.get("error"), "latency": _number(a.get("latency"))}
-            for a in (record.get("attempts") or [])
+            {
+                "ordinal": _whole(a.get("ordinal")),
+                "error": _text(a.get("error"), 1_000),
+                "latency": _number(a.get("latency")),
+            }
+            for a in _items(record.get("attempts"))
             if isinstance(a, Mapping)
-        ][:20],
-        "cached": bool(record.get("cached")),
-        "usage": record.get("usage") if isinstance(record.get("usage"), Mapping) else {},
-        "notes": [str(n) for n in (record.get("notes") or [])][:20],
-        "best": record.get("best_candidate"),
-        "matched": record.get("matched_candidate"),
-        "metrics": {k: _strict(v) for k, v in _metrics(record).items() if not isinstance(v, (dict, list))},
+        ],
+        "cached": record.get("cached") is True,
+        "usage": {str(k)[:200]: _scalar(v) for k, v in list(usage.items())[:MAX_LIST]}
+        if isinstance(usage, Mapping)
+        else {},
+        "notes": [_text(n, 2_000) for n in _items(record.get("notes"))],
+        "best": _whole(record.get("best_candidate")),
+        "matched": _whole(record.get("matched_candidate")),
+        "metrics": {k: _metric(v) for k, v in _metrics(record).items() if not isinstance(v, (Mapping, list))},
         "prompt": (
             clip(prompt_text(clip_prompt(prompt, PAGE_TEXT_CHARS)), PAGE_TEXT_CHARS) if prompt is not None else None
         ),
@@ -275,7 +383,14 @@ def _detail(record: Record) -> dict[str, Any]:
     patch = record.get("predicted_patch")
     if not diffs and isinstance(patch, str) and patch.strip():
         detail["patch"] = clip(patch, PAGE_TEXT_CHARS)
-    return detail
+    malformed = diffs.get("malformed") if diffs else None
+    if malformed:
+        detail["notes"].append(
+            f"The viewer left out {malformed} malformed part(s) of this record's diff "
+            "(a line op other than ' ', '-' and '+', a value of the wrong type, a number out of range)."
+        )
+    # The script reads a missing key as null: leaving them out keeps 10,000 items smaller.
+    return {k: v for k, v in detail.items() if v is not None}
 
 
 def _pack(values: list[Any]) -> str:
@@ -320,35 +435,36 @@ def page_data(
     (else they are computed again, by the terminal's code)."""
     from ._compare import _keys, compare
 
-    records = [scrub_secrets(dict(r)) for r in records]
-    base = [scrub_secrets(dict(r)) for r in (baseline or [])]
+    records = [_readable(scrub_secrets(dict(r))) for r in records]
+    base = [_readable(scrub_secrets(dict(r))) for r in (baseline or [])]
     summary = dict(summary) if summary else summary_of(records)
     summary = scrub_secrets(summary)
     every = records + base
     repos = sorted({str(r.get("repository_url")) for r in every if r.get("repository_url")})
-    tags = sorted({str(t) for r in every for t in (r.get("tags") or ())})
+    tags = sorted({t for r in every for t in _tags(r)})
     providers = sorted({str(r.get("provider")) for r in every if r.get("provider")})
     models = sorted({str(r.get("model")) for r in every if r.get("model")})
     metric_names = [m[0] for m in METRICS]
     keys = _keys(base, records) if base else _keys(records)
 
+    repo_at = {r: n for n, r in enumerate(repos)}
+    tag_at = {t: n for n, t in enumerate(tags)}
+    provider_at = {p: n for n, p in enumerate(providers)}
+    model_at = {m: n for n, m in enumerate(models)}
+
     def entry(index: int, record: Record, run: str) -> list[Any]:
         metrics = _metrics(record)
-        trial = record.get("trial")
         return [
             index,
             str(record.get("name") or record.get("nodeid") or f"record {index}"),
             str(record.get("outcome") or "unknown"),
-            repos.index(str(record["repository_url"])) if record.get("repository_url") else -1,
-            [tags.index(str(t)) for t in (record.get("tags") or ())],
-            providers.index(str(record["provider"])) if record.get("provider") else -1,
-            models.index(str(record["model"])) if record.get("model") else -1,
-            trial if isinstance(trial, int) else 1,
+            repo_at[str(record["repository_url"])] if record.get("repository_url") else -1,
+            [tag_at[t] for t in _tags(record)],
+            provider_at[str(record["provider"])] if record.get("provider") else -1,
+            model_at[str(record["model"])] if record.get("model") else -1,
+            _trial(record),
             _number(record.get("latency")),
-            [
-                _strict(metrics.get(name)) if not isinstance(metrics.get(name), (dict, list)) else None
-                for name in metric_names
-            ],
+            [_metric(metrics.get(name)) for name in metric_names],
             run,
         ]
 

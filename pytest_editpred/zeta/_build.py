@@ -75,7 +75,7 @@ def retrieved_files(files: Iterable[RetrievedFile]) -> tuple[RelatedFile, ...]:
     )
 
 
-def build_input(request: PredictionRequest) -> ZetaInput:
+def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -> ZetaInput:
     """The Zeta input for ``request``; diagnostics only where the example carries them
     (an ``ep`` JSON example's ``prompt_inputs.active_buffer_diagnostics``: there is no
     language server here).
@@ -83,7 +83,9 @@ def build_input(request: PredictionRequest) -> ZetaInput:
     ``syntax_ranges``: the ancestors of the cursor's node; a file with no grammar
     here gets an empty list, as Zed's editor sends for a buffer without a syntax
     tree (so §3.3 grows the region line by line; ``excerpt_ranges`` are computed
-    with the same ranges, as the editor does). Related files: the retrieved context
+    with the same ranges, as the editor does). So does a file over a bound of
+    :func:`~._syntax.syntax_ranges` (too big to parse, too deep to walk), and then a
+    sentence saying so is appended to ``notes``. Related files: the retrieved context
     of an ``ep`` JSON example when it carries one (``prompt_inputs.related_files``),
     else the recently viewed, then opened, files (:func:`related_files`), read from
     the buffers or the repository at the revision.
@@ -92,7 +94,7 @@ def build_input(request: PredictionRequest) -> ZetaInput:
     cursor = max(0, min(request.cursor.offset, len(text)))
     excerpt, offset, start_row = cursor_excerpt(text, cursor)
     start = cursor - offset
-    found = syntax_ranges(text, cursor, request.cursor.path, start, start + len(excerpt))
+    found = syntax_ranges(text, cursor, request.cursor.path, start, start + len(excerpt), notes=notes)
     syntax = () if found is None else found
     recent = (*request.recently_viewed_files, *request.recently_opened_files)
     retrieved = request.example.related_files

@@ -149,12 +149,25 @@ def _expand_linewise(rows: _Rows, start: int, end: int, budget: int, prefer_up: 
     return start, end, budget
 
 
-def _boundaries(rows: _Rows, syntax_ranges: tuple[Range, ...], start: int, end: int) -> list[Range]:
-    """Row spans of the syntax ranges that extend ``[start, end]``, innermost first,
-    consecutive duplicates dropped."""
-    kept: list[Range] = []
-    for node_start, node_end in syntax_ranges:
+def _row_spans(rows: _Rows, syntax_ranges: tuple[Range, ...] | list[Range] | None) -> tuple[Range, ...]:
+    """The row span of every syntax range, innermost first, consecutive equal spans
+    once. Made once per excerpt and shared by every budget: a deep tree has thousands
+    of ranges (:data:`~._syntax.MAX_SYNTAX_DEPTH`). Dropping a repeat here is what
+    :func:`_boundaries` would do: it keeps a span only when it differs from the last
+    one kept, and drops a repeat of one it dropped (contained, both times)."""
+    spans: list[Range] = []
+    for node_start, node_end in syntax_ranges or ():
         bounds = rows.row_of(node_start), rows.row_of(node_end)
+        if not spans or spans[-1] != bounds:
+            spans.append(bounds)
+    return tuple(spans)
+
+
+def _boundaries(spans: tuple[Range, ...], start: int, end: int) -> list[Range]:
+    """The row spans (:func:`_row_spans`) that extend ``[start, end]``, innermost
+    first, consecutive duplicates dropped."""
+    kept: list[Range] = []
+    for bounds in spans:
         if bounds[0] >= start and bounds[1] <= end:
             continue
         if kept and kept[-1] == bounds:
@@ -164,12 +177,12 @@ def _boundaries(rows: _Rows, syntax_ranges: tuple[Range, ...], start: int, end: 
 
 
 def _walk_boundaries(
-    rows: _Rows, syntax_ranges: tuple[Range, ...], start: int, end: int, budget: int
+    rows: _Rows, spans: tuple[Range, ...], start: int, end: int, budget: int
 ) -> tuple[int, int, int, bool]:
     """§3.3 step 2: adopt whole syntax boundaries while they fit; the first that does
     not fit ends the walk. Returns the rows, the budget left, and whether any was adopted."""
     adopted = False
-    for bound_start, bound_end in _boundaries(rows, syntax_ranges, start, end):
+    for bound_start, bound_end in _boundaries(spans, start, end):
         cost = 0
         if bound_start < start:
             cost += rows.tokens(bound_start, start)
@@ -192,12 +205,14 @@ def compute_editable_and_context_ranges(
 ) -> tuple[Range, Range]:
     """§3.3: ``(editable, context)`` character ranges of ``excerpt``; neither includes
     its last row's newline."""
-    return _editable_and_context(_Rows(excerpt), cursor, tuple(syntax_ranges or ()), editable_tokens, context_tokens)
+    rows = _Rows(excerpt)
+    return _editable_and_context(rows, cursor, _row_spans(rows, syntax_ranges), editable_tokens, context_tokens)
 
 
 def _editable_and_context(
     rows: _Rows, cursor: int, nodes: tuple[Range, ...], editable_tokens: int, context_tokens: int
 ) -> tuple[Range, Range]:
+    """§3.3 with ``nodes``, the syntax ranges as row spans (:func:`_row_spans`)."""
     initial = (editable_tokens * 3) // 4
     s0, e0, left = _expand_symmetric(rows, rows.row_of(cursor), initial)
     remaining = left + (editable_tokens - initial)
@@ -218,7 +233,8 @@ def compute_legacy_excerpt_ranges(
 ) -> ExcerptRanges:
     """§3.4: every precomputed pair, all optional fields set."""
 
-    rows, nodes = _Rows(excerpt), tuple(syntax_ranges or ())
+    rows = _Rows(excerpt)
+    nodes = _row_spans(rows, syntax_ranges)
 
     def ranges(editable_tokens: int, context_tokens: int) -> tuple[Range, Range]:
         return _editable_and_context(rows, cursor, nodes, editable_tokens, context_tokens)

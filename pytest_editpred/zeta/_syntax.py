@@ -8,6 +8,15 @@ and must work where the optional wheels are missing.
 Not modelled: Zed's language injections (a node of an injected layer, e.g. a
 Rust macro body or a JSDoc comment, can be the smallest ancestor there; here only
 the file's own grammar is walked) and Zed's exact grammar versions [unconfirmed].
+
+Bounded, never silently: a text over :data:`MAX_PARSE_BYTES` is not parsed, and a
+tree more than :data:`MAX_SYNTAX_DEPTH` nodes deep at the cursor is not walked. Either
+way the file gets the ranges of a file with no grammar (none: the regions grow line
+by line, §3.3), and the note :func:`syntax_ranges` hands back says why, for the
+item's notes. The walk itself is linear in the depth: the ancestors are the nodes the
+tree cursor passed on its way down, kept as it goes, not ``Node.parent``'s, which
+searches down from the root on every call (100,000 nested brackets took more than 5
+minutes).
 """
 
 from __future__ import annotations
@@ -23,12 +32,26 @@ from .._text import nbytes
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-__all__ = ["MAX_PARSE_BYTES", "language_for_path", "syntax_ranges", "why_no_syntax"]
+__all__ = ["MAX_PARSE_BYTES", "MAX_SYNTAX_DEPTH", "language_for_path", "syntax_ranges", "why_no_syntax"]
 
 Range = tuple[int, int]
 
 # Zed parses whole buffers; a bigger text here is refused rather than stalling a run.
 MAX_PARSE_BYTES = 8 * 1024 * 1024
+
+# The deepest tree walked at the cursor, in nodes from the root (§3.2 walks every
+# ancestor). Real code stays far below it: the deepest of 15,611 Python, TypeScript
+# and JavaScript files measured (a standard library, site-packages, npm's own
+# modules) was 570, a generated sympy table, and only four were over 100.
+# A hostile file is not bounded by anything else: 100,000 nested brackets (200 KB)
+# are 100,000 nodes deep. A Zeta prompt for a tree just within the bound (9,990
+# nested brackets) took 0.05-0.12 s to build on the 2-core development machine,
+# 100,000 of them (walked down to the bound, then skipped) 0.4 s, most of it
+# tree-sitter's parse.
+MAX_SYNTAX_DEPTH = 10_000
+
+#: How a file over a bound is filled in, for the notes.
+_FALLBACK = "so it gets no syntax ranges, as a file with no grammar (its regions grow line by line)"
 
 # Zed's path_suffixes per language. Zed's JavaScript uses the TSX grammar
 # (languages/src/javascript/config.toml: grammar = "tsx") [unconfirmed].
@@ -94,12 +117,13 @@ def _parser(name: str) -> Parser:
 
 
 def why_no_syntax(text: str, path: str) -> str | None:
-    """Why :func:`syntax_ranges` returns None for this file, or None when it won't."""
+    """Why :func:`syntax_ranges` returns None for this file before parsing it, or None
+    when it parses it (a tree too deep at the cursor is only known after parsing)."""
     name = language_for_path(path)
     if name is None:
         return f"no tree-sitter grammar for {path!r}"
-    size = nbytes(text)
-    if size > MAX_PARSE_BYTES:
+    size = _over_size(text)
+    if size is not None:
         return f"{path!r} is {size} bytes, over the {MAX_PARSE_BYTES}-byte parse limit"
     try:
         _parser(name)
@@ -108,58 +132,104 @@ def why_no_syntax(text: str, path: str) -> str | None:
     return None
 
 
-def _syntax_ancestor(root: Node, position: int) -> Node | None:
-    """``Buffer::syntax_ancestor(position..position)`` for one layer (§3.2).
+def _over_size(text: str) -> int | None:
+    """The text's size in UTF-8 bytes when it is over :data:`MAX_PARSE_BYTES`."""
+    if len(text) * 4 <= MAX_PARSE_BYTES:  # no need to count: it cannot be over
+        return None
+    size = nbytes(text)
+    return size if size > MAX_PARSE_BYTES else None
+
+
+class _TooDeep(Exception):
+    """The tree at the cursor is deeper than :data:`MAX_SYNTAX_DEPTH`."""
+
+
+def _syntax_ancestor(root: Node, position: int) -> list[Node] | None:
+    """``Buffer::syntax_ancestor(position..position)`` for one layer (§3.2), with its
+    ancestors: the nodes from the root down to it. They are kept while the tree cursor
+    moves (the cursor's own path), so a walk is linear in the depth; ``Node.parent``
+    searches down from the root on every call, and ``TreeCursor.copy()`` crashes
+    py-tree-sitter 0.26 when read.
 
     tree-sitter's ``goto_first_child_for_byte`` takes the first child ending *after*
     the byte, so a cursor at the end of a node usually lands on its parent; the
     right-hand-node branch then needs a node starting at the cursor right after one
     ending there, which no Python/Rust/TypeScript input tried here produced. It is
     kept, line for line, for grammars where it does happen.
+
+    Raises :class:`_TooDeep` past :data:`MAX_SYNTAX_DEPTH` levels below the root.
     """
     cursor = root.walk()
+    path = [root]  # the cursor's node and its ancestors, root first
     # descend to the leaf at the position; a child starting after it means the
     # position is between children: take the previous one
     while cursor.goto_first_child_for_byte(position) is not None:
+        if len(path) > MAX_SYNTAX_DEPTH:
+            raise _TooDeep
         if cursor.node.start_byte > position:  # type: ignore[union-attr]
             cursor.goto_previous_sibling()
+        path.append(cursor.node)  # type: ignore[arg-type]
     # ascend to the smallest node containing the position and larger than empty
     while True:
-        node: Node = cursor.node  # type: ignore[assignment]
+        node = path[-1]
         if node.start_byte <= position <= node.end_byte and node.end_byte > node.start_byte:
             break
         if not cursor.goto_parent():
             return None
-    left = node
-    result = left
-    if left.end_byte == position:
-        # a node ending at the cursor: look for the one starting there
-        right = None
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                break
-        while cursor.node.start_byte == position:  # type: ignore[union-attr]
-            right = cursor.node
-            if not cursor.goto_first_child():
-                break
-        if right is not None and (right.is_named or not left.is_named):
-            result = right
-    return result
+        path.pop()
+    if node.end_byte != position:
+        return path
+    # a node ending at the cursor: look for the one starting there
+    left = path[:]
+    right: int | None = None  # the right-hand node is path[right - 1]
+    while not cursor.goto_next_sibling():
+        if not cursor.goto_parent():
+            break
+        path.pop()
+    else:
+        path[-1] = cursor.node  # type: ignore[assignment]
+    while cursor.node.start_byte == position:  # type: ignore[union-attr]
+        right = len(path)
+        if not cursor.goto_first_child():
+            break
+        if len(path) > MAX_SYNTAX_DEPTH:
+            raise _TooDeep
+        path.append(cursor.node)  # type: ignore[arg-type]
+    if right is not None and (path[right - 1].is_named or not node.is_named):
+        return path[:right]
+    return left
 
 
-def syntax_ranges(text: str, cursor: int, path: str, excerpt_start: int, excerpt_end: int) -> tuple[Range, ...] | None:
+def syntax_ranges(
+    text: str, cursor: int, path: str, excerpt_start: int, excerpt_end: int, *, notes: list[str] | None = None
+) -> tuple[Range, ...] | None:
     """§3.2: character ranges, relative to ``text[excerpt_start:excerpt_end]``, of every
     ancestor of the cursor (equal spans once), innermost first, clipped to the excerpt.
 
-    None when the file has no grammar here or is too big (:func:`why_no_syntax` says
-    which); ``()`` when the tree has no non-empty node at the cursor (an empty file).
+    None when the file has no grammar here or is over a bound (:func:`why_no_syntax`
+    says which, before parsing; a tree deeper than :data:`MAX_SYNTAX_DEPTH` at the
+    cursor is found while walking it); ``()`` when the tree has no non-empty node at
+    the cursor (an empty file). When a *bound* is the reason (Zed would have computed
+    ranges), a sentence saying so is appended to ``notes``.
     """
-    if why_no_syntax(text, path) is not None:
+    why = why_no_syntax(text, path)
+    if why is not None:
+        if notes is not None and _over_size(text) is not None and language_for_path(path) is not None:
+            notes.append(f"syntax ranges skipped: {why}, {_FALLBACK}")
         return None
     name = language_for_path(path)
     assert name is not None
     tree = _parser(name).parse(text.encode("utf-8"))
     position = nbytes(text[:cursor])
+    try:
+        walk = _syntax_ancestor(tree.root_node, position)
+    except _TooDeep:
+        if notes is not None:
+            notes.append(
+                f"syntax ranges skipped: the syntax tree of {path!r} is more than {MAX_SYNTAX_DEPTH:,} "
+                f"nodes deep at the cursor, {_FALLBACK}"
+            )
+        return None
     excerpt = text[excerpt_start:excerpt_end]
     start_b = nbytes(text[:excerpt_start])
     end_b = start_b + nbytes(excerpt)
@@ -168,8 +238,7 @@ def syntax_ranges(text: str, cursor: int, path: str, excerpt_start: int, excerpt
 
     result: list[Range] = []
     last: Range | None = None
-    node = _syntax_ancestor(tree.root_node, position)
-    while node is not None:
+    for node in reversed(walk or ()):  # innermost first, up to the root
         span = node.start_byte, node.end_byte
         if span != last:
             start = max(span[0] - start_b, 0)
@@ -178,5 +247,4 @@ def syntax_ranges(text: str, cursor: int, path: str, excerpt_start: int, excerpt
                 start, end = bisect_right(starts, start) - 1, bisect_right(starts, end) - 1
             result.append((start, end))
             last = span
-        node = node.parent
     return tuple(result)

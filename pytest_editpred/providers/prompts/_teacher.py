@@ -33,18 +33,21 @@ _UNSET = next(f.default for f in fields(Settings) if f.name == "prompt_format")
 def teacher_prompt_name(settings: Settings, *, provider: str, default: str | None) -> str | None:
     """The teacher prompt ``settings`` pick, or ``default`` when the option is left
     at its default (``None``: the provider's own prompt). Any other value is an
-    error only where there is no own prompt to fall back on; ``sweep`` always is, one
-    that names the provider that sends it (a chat model cannot continue that prompt)."""
+    error, never silently ignored (``zeta2`` given to a chat provider would otherwise
+    run its own prompt unsaid); ``sweep`` is one that names the provider that sends
+    it (a chat model cannot continue that prompt)."""
     value = settings.prompt_format
     if value in TEACHER_PROMPTS:
         return value
     if value.strip().lower() == SWEEP_FORMAT:
         raise sweep_unsupported(provider, TEACHER_PROMPTS)
-    if value == _UNSET or default is None:
+    if value == _UNSET:
         return default
+    own = "" if default is not None else ", or leave it out for the provider's own chat prompt"
     raise ConfigError(
         f"provider {provider!r} does not speak the prompt format {value!r}",
-        fix=f"Give --editpred-prompt-format as one of: {', '.join(TEACHER_PROMPTS)}.",
+        fix=f"Give --editpred-prompt-format as one of: {', '.join(TEACHER_PROMPTS)}{own} "
+        "(Zed's Zeta and Sweep formats are sent by --editpred-provider openai).",
     )
 
 

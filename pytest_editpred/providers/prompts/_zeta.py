@@ -63,6 +63,9 @@ class ZetaWindow(Window):
     input: ZetaInput | None = None  # what the prompt was built from (zeta is imported lazily)
     excerpt_start: int = 0  # character offset of the cursor excerpt in ``text``
     fmt: AnyFormat | None = None
+    # How building the prompt departed from Zed's, for the item's notes (a syntax
+    # tree too deep to walk, a file too big to parse: see zeta.build_input).
+    notes: tuple[str, ...] = ()
 
 
 def zeta_window(request: PredictionRequest, fmt: AnyFormat) -> ZetaWindow:
@@ -74,7 +77,8 @@ def zeta_window(request: PredictionRequest, fmt: AnyFormat) -> ZetaWindow:
     from ...zeta import ZetaFormat, build_input, format_prompt, prefill
 
     base = window_for(request)
-    zeta_input = build_input(request)
+    notes: list[str] = []
+    zeta_input = build_input(request, notes=notes)
     prompt = format_prompt(zeta_input, fmt)
     if prompt is None:
         budget = fmt.default_max_tokens if isinstance(fmt, ZetaFormat) else 0
@@ -87,7 +91,14 @@ def zeta_window(request: PredictionRequest, fmt: AnyFormat) -> ZetaWindow:
     start = max(0, min(request.cursor.offset, len(request.text))) - zeta_input.cursor_offset
     values = {f.name: getattr(base, f.name) for f in fields(Window)}
     return ZetaWindow(
-        **values, format_name=str(fmt), prompt=prompt, prefill=head, input=zeta_input, excerpt_start=start, fmt=fmt
+        **values,
+        format_name=str(fmt),
+        prompt=prompt,
+        prefill=head,
+        input=zeta_input,
+        excerpt_start=start,
+        fmt=fmt,
+        notes=tuple(notes),
     )
 
 

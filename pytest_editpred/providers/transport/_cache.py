@@ -21,6 +21,20 @@ deeper than :data:`~pytest_editpred._limits.MAX_JSON_DEPTH` (read with
 :func:`~pytest_editpred._safe_json.loads_bounded`, so no :class:`RecursionError`),
 which would otherwise fail the same item on every run. The API key is redacted from
 every file written.
+
+Symlinks: the cache never reads or writes through a link that leads out of its root,
+as a cache copied, unpacked or committed by someone else may hold. Behind a shard
+directory that is a symlink out, an entry is neither read (a miss) nor written (the
+answer is not cached); an entry that is itself a symlink out is not read, and is
+replaced by a file of the cache when the answer is stored (:func:`write_atomic`
+renames over the link). The run goes on, and a :class:`ResponseCacheWarning` says
+so once per cache, not once per entry (once per
+process under xdist, in the same words, which pytest's warnings summary shows once).
+Links that stay inside the root are followed. The root itself is where the user
+pointed the cache: it is resolved once, links included, and everything below it
+must stay inside what it resolved to. (A link swapped in between the check and the
+write is not guarded against: that needs someone writing into the cache while it
+runs.)
 """
 
 from __future__ import annotations
@@ -28,6 +42,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import stat
+import threading
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -41,7 +59,7 @@ from ..._settings import CACHE_MODES, Settings
 from ._http import safe_url
 from ._secret import Secret, redact
 
-__all__ = ["CachedResponse", "ResponseCache", "cache_key"]
+__all__ = ["CachedResponse", "ResponseCache", "ResponseCacheWarning", "cache_key"]
 
 log = logging.getLogger("pytest_editpred.providers")
 
@@ -78,6 +96,10 @@ def cache_key(
     return hashlib.sha256(_canonical(identity).encode()).hexdigest()
 
 
+class ResponseCacheWarning(UserWarning):
+    """The response cache left entries alone (a symlink out of its root); the run goes on."""
+
+
 @dataclass(frozen=True)
 class CachedResponse:
     """A stored answer: the raw body, its JSON, and the original latency."""
@@ -103,6 +125,9 @@ class ResponseCache:
             )
         self.directory = Path(directory) if directory is not None else None
         self.mode = mode if directory is not None else "off"
+        self._root: str | None = None  # the directory, resolved on first use
+        self._told = False  # a link out of the root was reported
+        self._lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ResponseCache:
@@ -127,11 +152,53 @@ class ResponseCache:
         assert self.directory is not None
         return self.directory / key[:2] / f"{key}.json"
 
+    def _inside(self, key: str, *, entry: bool) -> Path | None:
+        """:meth:`path`, or None when its shard directory (and, with ``entry``, the
+        entry itself) is a symlink leading out of the root. Two ``lstat`` calls at
+        most: a link is resolved only when there is one."""
+        path = self.path(key)
+        for candidate in (path.parent, path) if entry else (path.parent,):
+            try:
+                if not stat.S_ISLNK(os.lstat(candidate).st_mode):
+                    continue
+            except OSError:  # not there yet (made as a plain one), or unreadable (said where it is read)
+                return path
+            real = os.path.realpath(candidate)
+            if self._root is None:
+                assert self.directory is not None
+                self._root = os.path.realpath(self.directory)
+            if real != self._root and not real.startswith(self._root.rstrip(os.sep) + os.sep):
+                self._refuse(real)
+                return None
+        return path
+
+    def _refuse(self, real: str) -> None:
+        """Say once per cache that links out of it are not followed."""
+        with self._lock:
+            if self._told:
+                return
+            self._told = True
+        # The link itself is not named: xdist's workers meet different ones, and the
+        # same words from each are one line of pytest's warnings summary.
+        message = (
+            f"a symlink in the response cache {self._root} leads out of it (to {real}): the cache neither "
+            "reads nor writes through such links, so those answers are asked of the server and not cached. "
+            f"Replace the links with plain directories (find {self._root} -type l lists them), or point "
+            "--editpred-response-cache-dir elsewhere."
+        )
+        try:
+            warnings.warn(message, ResponseCacheWarning, stacklevel=3)
+        except Warning:  # warnings made errors (-W error): a cache fault still must not stop an item
+            log.warning("%s", message)
+
     def get(self, key: str) -> CachedResponse | None:
-        """The stored answer, or ``None`` for a miss (a damaged file is a miss)."""
+        """The stored answer, or ``None`` for a miss (a damaged file, or one behind a
+        link out of the cache, is a miss)."""
         if not self.reads:
             return None
-        path = self.path(key)
+        path = self._inside(key, entry=True)
+        if path is None:
+            return None
         try:
             record = loads_bounded(path.read_text(encoding="utf-8"))
             if not isinstance(record, dict) or record.get("key") != key:
@@ -167,10 +234,15 @@ class ResponseCache:
         metadata: Mapping[str, Any],
         secret: Secret | str | None = None,
     ) -> Path | None:
-        """Store an answer atomically; a disk error is logged, never fatal."""
+        """Store an answer atomically; a disk error is logged, never fatal. Nothing is
+        written through a shard directory that links out of the cache; an entry that
+        is a symlink is replaced, never written through (:func:`write_atomic` renames
+        a new file over it)."""
         if not self.writes:
             return None
-        path = self.path(key)
+        path = self._inside(key, entry=False)
+        if path is None:
+            return None
         record = {
             "version": FORMAT_VERSION,
             "key": key,

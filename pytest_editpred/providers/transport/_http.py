@@ -265,7 +265,22 @@ def _unusable(url: str, error: Exception) -> ConfigError:
     return ConfigError(f"cannot send a request to {safe_url(url)}: {type(error).__name__}", fix=BASE_URL_FIX)
 
 
-def _fix_for(status: int) -> str:
+# How servers say the prompt is longer than their context (llama.cpp, vLLM, OpenAI).
+_CONTEXT_FULL = re.compile(
+    r"exceeds the available context size|maximum context length|context length exceeded|"
+    r"context_length_exceeded|too many tokens|prompt is too long",
+    re.IGNORECASE,
+)
+
+
+def _fix_for(status: int, detail: str = "") -> str:
+    if _CONTEXT_FULL.search(detail):
+        return (
+            "The prompt is longer than the server's context window: start the server with a larger "
+            "context (llama.cpp: -c / --ctx-size; vLLM: --max-model-len), or send a shorter prompt "
+            "(a prompt format with a smaller budget via --editpred-prompt-format, or a smaller "
+            "--editpred-max-tokens, which servers count against the same window)."
+        )
     if status in (401, 403):
         return "Check the API key and the variable named by --editpred-api-key-env."
     if status == 404:
@@ -544,7 +559,7 @@ class HTTPTransport:
                     raise attach(
                         ProviderUnavailableError(
                             f"{shown} answered HTTP {status}, which a retry cannot mend: {detail}",
-                            fix=_fix_for(status),
+                            fix=_fix_for(status, detail),
                         ),
                         attempts=tuple(attempts),
                     )

@@ -8,6 +8,12 @@
   const I = D.items, G = D.groups;
   const metricIndex = (name) => M.indexOf(name);
   const $ = (id) => document.getElementById(id);
+  // record data: rebuilt by Python (_hunks.clean_edit_view), read defensively here too
+  const arr = (x) => Array.isArray(x) ? x : [];
+  const str = (x) => typeof x === "string" ? x : "";
+  const whole = (x) => Number.isSafeInteger(x) && x >= 0 ? x : 0;
+  const obj = (x) => x !== null && typeof x === "object" && !Array.isArray(x) ? x : null;
+  const MAX_ROWS = 2000, SECTIONS = ["prompt", "raw", "history", "excerpt"];  // #open=
 
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -34,18 +40,21 @@
   }
   const repoLabel = (url) => { const t = url.replace(/\/+$/, "").split("/").pop().split(":").pop(); return t.endsWith(".git") ? t.slice(0, -4) : (t || url); };
 
-  // ------------------------------------------------------------------ groups
+  // ---- groups
+  const isProblem = (i) => I[i][2] === "failed" || I[i][2] === "error";
   const rank = (o) => { const i = OUTCOMES.indexOf(o); return i < 0 ? OUTCOMES.length : i; };
+  // outcome: this run's (else the baseline's); repos, tags, providers: both runs'
   for (const g of G) {
-    const own = g.items.length ? g.items : g.base;
+    const own = g.items.length ? g.items : g.base, both = g.items.concat(g.base);
+    g.own = own;
     g.outcomes = new Set(own.map((i) => I[i][2]));
     g.name = own.length ? I[own[0]][1] : g.key;
     g.lname = (g.name + " " + g.key).toLowerCase();
-    g.repos = new Set(own.map((i) => I[i][3]));
-    g.tags = new Set(own.flatMap((i) => I[i][4]));
-    g.providers = new Set(own.map((i) => I[i][5]));
+    g.repos = new Set(both.map((i) => I[i][3]));
+    g.tags = new Set(both.flatMap((i) => I[i][4]));
+    g.providers = new Set(both.map((i) => I[i][5]));
     g.rank = Math.min(...own.map((i) => rank(I[i][2])));
-    g.problem = own.some((i) => I[i][2] === "failed" || I[i][2] === "error");
+    g.problem = own.some(isProblem);
     g.passed = g.items.filter((i) => I[i][2] === "passed").length;
     const mean = (get) => { const v = g.items.map(get).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; };
     g.sort = { latency: mean((i) => I[i][8]) };
@@ -53,13 +62,13 @@
   }
   const byKey = new Map(G.map((g) => [g.key, g]));
   const counts = {};
-  for (const g of G) for (const i of g.items) counts[I[i][2]] = (counts[I[i][2]] || 0) + 1;
+  for (const g of G) for (const i of g.own) counts[I[i][2]] = (counts[I[i][2]] || 0) + 1;
   const outcomes = OUTCOMES.filter((o) => counts[o]).concat(Object.keys(counts).filter((o) => !OUTCOMES.includes(o)).sort());
 
-  // ------------------------------------------------------------------ state
+  // ---- state
   const wide = () => window.matchMedia("(min-width: 1100px)").matches;
   const S = { outcome: new Set(outcomes), status: null, repo: "", tag: "", provider: "", q: "", sort: "default", dir: "asc",
-    item: null, trial: null, view: null, tab: null, open: {} };
+    item: null, trial: null, view: null, tab: null, open: {}, sections: new Set(), reveal: false };
   let rows = [], active = -1;
 
   function readHash() {
@@ -70,6 +79,8 @@
     S.q = p.get("q") || ""; S.sort = p.get("sort") || "default"; S.dir = p.get("dir") === "desc" ? "desc" : "asc";
     S.item = p.get("item"); S.trial = p.has("trial") ? Number(p.get("trial")) : null;
     S.view = p.get("view"); S.tab = p.get("tab");
+    S.sections = new Set((p.get("open") || "").split(",").filter((x) => SECTIONS.includes(x)));
+    S.reveal = S.sections.size > 0;  // scroll to it once drawn
   }
   function writeHash() {
     const p = new URLSearchParams();
@@ -85,12 +96,13 @@
     if (S.trial !== null) p.set("trial", String(S.trial));
     if (S.view) p.set("view", S.view);
     if (S.tab) p.set("tab", S.tab);
+    if (S.sections.size) p.set("open", SECTIONS.filter((x) => S.sections.has(x)).join(","));
     const hash = p.toString();
     try { history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search); }
     catch (e) { /* file:// pages in some browsers: the view still works */ }
   }
 
-  // ------------------------------------------------------------------ summary
+  // ---- summary
   function tile(label, value, note, cls) {
     return el("div", { class: "tile " + (cls || "") }, el("span", { class: "label", text: label }),
       el("span", { class: "value", text: value }), note ? el("span", { class: "note", text: note }) : null);
@@ -135,7 +147,7 @@
       el("p", { id: "cmp-chrf", text: `Mean delta-chrF (new − old): ${diffText(C.delta_chr_f_difference, 1, "", 2)} · ${level} paired bootstrap over ${C.paired_chrf_examples} examples` }));
   }
 
-  // ------------------------------------------------------------------ filters
+  // ---- filters
   const controls = {};
   function select(id, label, values, labelOf) {
     const s = el("select", { id }, el("option", { value: "", text: "all" }), ...values.map((v, i) => el("option", { value: v, text: labelOf ? labelOf(v) : v })));
@@ -220,7 +232,7 @@
     return out;
   }
 
-  // ------------------------------------------------------------------ list
+  // ---- list
   const list = $("list"), spacer = $("spacer");
   let drawn = "";
   function rowNode(g, n) {
@@ -259,7 +271,8 @@
   list.addEventListener("scroll", () => { if (!pending) { pending = true; requestAnimationFrame(() => { pending = false; drawRows(false); }); } });
   list.addEventListener("click", (ev) => { const r = ev.target.closest(".row"); if (r) { choose(Number(r.id.slice(4)), true); list.focus({ preventScroll: true }); } });
 
-  function update(keepItem) {
+  // the detail follows the list: the item only while listed (true: redrawn)
+  function update() {
     rows = filterAndSort();
     spacer.style.height = rows.length * ROW + "px";
     active = S.item !== null ? rows.findIndex((g) => g.key === S.item) : -1;
@@ -267,6 +280,10 @@
     syncControls();
     drawRows(true);
     writeHash();
+    const want = active >= 0 ? S.item : null;
+    if (want === detailKey && (want || $("detail").textContent === emptyText())) return false;
+    showDetail();
+    return true;
   }
   function reveal(n) {
     const y = n * ROW;
@@ -293,7 +310,7 @@
     choose(n, true);
   }
 
-  // ------------------------------------------------------------------ details
+  // ---- details
   const chunks = new Map();
   const ready = new Promise((resolve) => document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", resolve) : resolve());
   async function unpack(n) {
@@ -314,6 +331,7 @@
 
   // one line's text with changed characters and cursors marked
   function code(text, range, cursors, kind) {
+    text = str(text);
     const cuts = new Set([0, text.length]);
     if (range) { cuts.add(range[0]); cuts.add(range[1]); }
     for (const c of cursors) cuts.add(Math.min(c.col, text.length));
@@ -338,6 +356,19 @@
     while (s < n - p && a[a.length - 1 - s] === b[b.length - 1 - s]) s++;
     return [[p, a.length - s], [p, b.length - s]];
   }
+  // any data as a diff: lines of op " ", "-", "+" only, at most MAX_ROWS
+  function normDiff(x) {
+    const o = obj(x) || {}, hunks = [], cur = (c) => arr(c).length === 2 && whole(c[0]) ? [c[0], whole(c[1])] : null;
+    let room = MAX_ROWS;
+    for (const h of arr(o.hunks)) {
+      if (room <= 0 || hunks.length >= MAX_ROWS) break;
+      const lines = arr(obj(h) && h.lines).slice(0, room).filter((l) => [" ", "-", "+"].includes(arr(l)[0])).map((l) => [l[0], str(l[1])]);
+      room -= lines.length;
+      if (lines.length) hunks.push({ a: whole(h.a), b: whole(h.b), gap: whole(h.gap), above: arr(h.above).slice(-50).map(str), lines });
+    }
+    return { hunks, below: arr(o.below).slice(0, 50).map(str), tail: whole(o.tail), ca: cur(o.ca), cb: cur(o.cb), clipped: o.clipped === true || room <= 0 };
+  }
+  const count = (lines, not) => lines.filter((l) => l[0] !== not).length;
   // the lines of a diff as rows: {op, a, b, ta, tb, ra, rb}
   function diffRows(diff, key) {
     const out = [];
@@ -352,6 +383,7 @@
         const dels = [], adds = [];
         while (k < lines.length && lines[k][0] === "-") dels.push(lines[k++][1]);
         while (k < lines.length && lines[k][0] === "+") adds.push(lines[k++][1]);
+        if (!dels.length && !adds.length) { k++; continue; }  // an unknown op: never loop on it
         const pairs = Math.min(dels.length, adds.length);
         const ranges = [];
         for (let j = 0; j < pairs; j++) ranges.push(changedRange(dels[j], adds[j]));
@@ -362,21 +394,28 @@
     });
     if (diff.hunks.length && diff.tail > 0 && S.open[key + ":below"]) {
       const last = diff.hunks[diff.hunks.length - 1];
-      let na = last.a + last.lines.filter((l) => l[0] !== "+").length, nb = last.b + last.lines.filter((l) => l[0] !== "-").length;
+      let na = last.a + count(last.lines, "+"), nb = last.b + count(last.lines, "-");
       for (const t of diff.below) out.push({ op: " ", a: na++, b: nb++, t });
     }
     return out;
   }
   function num(cls, n) { return el("span", { class: cls, text: n === undefined || n === null ? "" : String(n) }); }
+  function fitNumbers(box) {  // number columns as wide as the widest (CSS --nw)
+    let w = 1;
+    for (const n of box.querySelectorAll(".na, .nb")) w = Math.max(w, n.textContent.length);
+    box.style.setProperty("--nw", w);
+    return box;
+  }
   function cursorsAt(diff, side, n, labels) {
     const c = side === "a" ? diff.ca : diff.cb;
     return c && c[0] === n ? [{ col: c[1], side, title: labels[side] }] : [];
   }
-  function renderDiff(diff, key, labels, split) {
+  function renderDiff(data, key, labels, split) {
+    const diff = normDiff(data);
     const box = el("div", { class: "diff" + (split ? " split" : ""), role: "table", "aria-label": labels.title });
     if (!diff.hunks.length) { box.append(el("div", { class: "hunk", text: "no change" })); return box; }
     const header = (r) => {
-      const h = r.h, la = h.lines.filter((l) => l[0] !== "+").length, lb = h.lines.filter((l) => l[0] !== "-").length;
+      const h = r.h, la = count(h.lines, "+"), lb = count(h.lines, "-");
       const bar = el("div", { class: "hunk", role: "row" }, el("span", { text: `@@ -${h.a},${la} +${h.b},${lb} @@` }));
       if (h.gap > 0 && !r.openAbove && h.above.length) {
         bar.append(el("button", { type: "button", class: "expand", "data-hunk": String(r.hunk),
@@ -419,7 +458,7 @@
         onclick: () => { S.open[key + ":below"] = true; showDetail(); }, text: `show ${diff.below.length} more line${diff.below.length > 1 ? "s" : ""} below` + (diff.tail > diff.below.length ? ` (of ${diff.tail})` : "") })));
     }
     if (diff.clipped) box.append(el("div", { class: "hunk", text: "…the rest of this diff is not shown (it is longer than the page keeps per item)" }));
-    return box;
+    return fitNumbers(box);
   }
   const TABS = {
     versus: { label: "Predicted vs expected", a: "expected", b: "predicted", title: "the chosen expected result (−) against the prediction (+)" },
@@ -429,15 +468,15 @@
   const CURSOR_LABEL = { before: "cursor before the edit", expected: "expected cursor", predicted: "predicted cursor" };
 
   function diffSection(d, item) {
-    const diffs = d.diff;
+    const diffs = obj(d.diff);
     const wrap = el("section", { class: "diffs", "aria-label": "Diff" });
     if (!diffs) {
-      if (d.patch) wrap.append(el("h3", { text: "Predicted patch" }), historyDiff(d.patch));
+      if (typeof d.patch === "string") wrap.append(el("h3", { text: "Predicted patch" }), historyDiff(d.patch));
       else wrap.append(el("p", { class: "muted", text: item[2] === "passed" ? "Passed; this record keeps no diff of the edit." : "No prediction to show." }));
       return wrap;
     }
-    const tabs = Object.keys(TABS).filter((t) => diffs[t]);
-    let tab = S.tab && tabs.includes(S.tab) ? S.tab : (item[2] !== "passed" && diffs.versus ? "versus" : tabs.includes("predicted") ? "predicted" : tabs[0]);
+    const tabs = Object.keys(TABS).filter((t) => obj(diffs[t]));
+    let tab = S.tab && tabs.includes(S.tab) ? S.tab : (item[2] !== "passed" && tabs.includes("versus") ? "versus" : tabs.includes("predicted") ? "predicted" : tabs[0]);
     const split = S.view ? S.view === "split" : wide();
     const bar = el("div", { class: "bar", role: "toolbar", "aria-label": "Diff view" });
     const tablist = el("div", { role: "tablist", "aria-label": "Which diff" });
@@ -449,19 +488,21 @@
     wrap.append(bar);
     if (!tab) return wrap;
     const T = TABS[tab];
-    const path = diffs.paths ? `${diffs.paths.expected} (expected) · ${diffs.paths.predicted} (predicted)` : diffs.path;
+    const paths = obj(diffs.paths);
+    const path = paths ? `${str(paths.expected)} (expected) · ${str(paths.predicted)} (predicted)` : str(diffs.path);
     const labels = { a: CURSOR_LABEL[T.a], b: CURSOR_LABEL[T.b], title: T.title };
-    wrap.append(el("div", { class: "legend" }, el("span", { class: "path", text: (path || "") + " · " }), `− ${T.a}, + ${T.b}; cursors: `,
+    wrap.append(el("div", { class: "legend" }, el("span", { class: "path", text: path + " · " }), `− ${T.a}, + ${T.b}; cursors: `,
       el("span", { class: "cur a", text: "‸" }), " " + labels.a + ", ", el("span", { class: "cur b", text: "‸" }), " " + labels.b +
-      (diffs.relative ? " · line numbers count from the recorded window, not the file" : "")));
+      (diffs.relative === true ? " · line numbers count from the recorded window, not the file" : "")));
     wrap.append(renderDiff(diffs[tab], tab, labels, split));
-    if (diffs.other_files && diffs.other_files.length) wrap.append(el("p", { class: "muted", text: "The prediction also changes: " + diffs.other_files.join(", ") }));
+    const others = arr(diffs.other_files).map(str).filter(Boolean);
+    if (others.length) wrap.append(el("p", { class: "muted", text: "The prediction also changes: " + others.join(", ") }));
     return wrap;
   }
   function historyDiff(text) {
     const box = el("div", { class: "diff", role: "table" });
     let na = null, nb = null;
-    for (const t of text.split("\n")) {
+    for (const t of str(text).split("\n")) {
       const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(t);
       if (m) { na = Number(m[1]); nb = Number(m[2]); box.append(el("div", { class: "hunk", text: t })); continue; }
       if (t.startsWith("--- ") || t.startsWith("+++ ") || t.startsWith("\\")) { box.append(el("div", { class: "hunk", text: t })); continue; }
@@ -472,7 +513,7 @@
       const kind = op === "-" ? "del" : op === "+" ? "add" : "";
       box.append(el("div", { class: "ln" + (kind ? " " + kind : ""), role: "row" }, num("na", a), num("nb", b), el("span", { class: "sg", text: op }), code(body, null, [], kind)));
     }
-    return box;
+    return fitNumbers(box);
   }
   function facts(d, item) {
     const dl = el("dl", { class: "facts" });
@@ -507,23 +548,29 @@
     if (tp !== undefined) dl.append(el("div", null, el("dt", { text: "exact lines" }), el("dd", { text: `${tp} right, ${fp} extra, ${fn} missed` }), el("small", { text: "changed lines: right, predicted but not expected, expected but missing" })));
     return dl.children.length ? dl : null;
   }
+  // a section #open= opens; opening or closing it is kept in the fragment
+  const section = (name, summary, ...body) => el("details", { class: name, open: S.sections.has(name),
+    ontoggle: (ev) => { S.sections[ev.target.open ? "add" : "delete"](name); writeHash(); } }, el("summary", { text: summary }), ...body);
   function story(d) {
     const parts = [];
-    const diffs = d.diff || {};
-    if (diffs.history && diffs.history.length) parts.push(el("details", { class: "history" }, el("summary", { text: `Edit history (${diffs.history.length} edit${diffs.history.length > 1 ? "s" : ""}, oldest first)` }),
-      ...diffs.history.map((e) => el("div", { class: "event" }, el("div", { class: "ev-head", text: (e.old_path && e.old_path !== e.path ? e.old_path + " → " : "") + e.path + (e.predicted ? " · an accepted prediction" : "") }), historyDiff(e.diff)))));
-    const x = diffs.excerpt;
-    if (x && x.text) {
+    const diffs = obj(d.diff) || {};
+    const history = arr(diffs.history).filter(obj), n = history.length + whole(diffs.history_more);
+    if (history.length) parts.push(section("history", `Edit history (${n} edit${n > 1 ? "s" : ""}, oldest first${n > history.length ? `, ${history.length} kept` : ""})`,
+      ...history.map((e) => el("div", { class: "event" }, el("div", { class: "ev-head", text: (e.old_path && e.old_path !== e.path ? e.old_path + " → " : "") + str(e.path) + (e.predicted ? " · an accepted prediction" : "") }), historyDiff(e.diff)))));
+    const x = obj(diffs.excerpt), xt = x && obj(x.text);
+    if (x && xt) {
       const box = el("div", { class: "diff", role: "table" });
-      x.text.lines.forEach((t, k) => {
-        const n = x.start_line + x.text.first + k;
+      const lines = arr(xt.lines).slice(0, MAX_ROWS), start = whole(x.start_line), first = whole(xt.first);
+      lines.forEach((t, k) => {
+        const n = start + first + k;
         box.append(el("div", { class: "ln" }, num("na", n), num("nb", null), el("span", { class: "sg", text: " " }),
-          code(t, null, n === x.cursor_line ? [{ col: x.cursor_column, side: "a", title: "cursor" }] : [], "")));
+          code(t, null, n === x.cursor_line ? [{ col: whole(x.cursor_column), side: "a", title: "cursor" }] : [], "")));
       });
-      parts.push(el("details", { class: "excerpt" }, el("summary", { text: `Excerpt the model saw: ${x.path} lines ${x.start_line}–${x.end_line}` + (x.text.total > x.text.lines.length ? ` (the ${x.text.lines.length} around the cursor shown)` : "") }), box));
+      const total = whole(xt.total);
+      parts.push(section("excerpt", `Excerpt the model saw: ${str(x.path)} lines ${start}–${whole(x.end_line)}` + (total > lines.length ? ` (the ${lines.length} around the cursor shown)` : ""), fitNumbers(box)));
     }
-    if (d.prompt !== null) parts.push(el("details", { class: "prompt" }, el("summary", { text: `Prompt (${d.prompt.length.toLocaleString()} characters shown)` }), el("pre", { class: "text", text: d.prompt })));
-    if (d.raw !== null) parts.push(el("details", { class: "raw" }, el("summary", { text: `Raw answer (${d.raw.length.toLocaleString()} characters shown)` }), el("pre", { class: "text", text: d.raw })));
+    if (typeof d.prompt === "string") parts.push(section("prompt", `Prompt (${d.prompt.length.toLocaleString()} characters shown)`, el("pre", { class: "text", text: d.prompt })));
+    if (typeof d.raw === "string") parts.push(section("raw", `Raw answer (${d.raw.length.toLocaleString()} characters shown)`, el("pre", { class: "text", text: d.raw })));
     if (d.notes.length) parts.push(el("details", { class: "notes", open: true }, el("summary", { text: "Notes" }), el("ul", null, ...d.notes.map((n) => el("li", { text: n })))));
     return parts;
   }
@@ -533,72 +580,84 @@
     if (item[2] === "error" && at > 0) return [el("p", { class: "reason", text: text.slice(0, at).trim() }), el("p", { class: "fix", text: "Fix: " + text.slice(at).replace(/^\(?fix: /i, "").replace(/\)$/, "") })];
     return [el("p", { class: "reason", text }) ];
   }
-  async function compareSection(g) {
+  // the baseline's prediction and this run's side by side (stacked when narrow)
+  async function compareSection(g, pick) {
     if (!D.comparison) return null;
-    const sec = el("section", { class: "comparison", "aria-label": "Baseline and this run" });
+    const sec = el("section", { class: "comparison", "aria-label": "The baseline's prediction and this run's" });
     const c = g.change;
     if (c) sec.append(el("p", null, el("span", { class: "badge " + c.status, text: c.status }),
       ` pass rate ${c.old_pass_rate === null ? "–" : pct(c.old_pass_rate, 0)} → ${c.new_pass_rate === null ? "–" : pct(c.new_pass_rate, 0)}, delta-chrF ${fmt(c.old_delta_chr_f, 1)} → ${fmt(c.new_delta_chr_f, 1)}`));
-    const side = async (title, ids) => {
-      const col = el("div", { class: "side" }, el("h3", { text: title }));
-      if (!ids.length) { col.append(el("p", { class: "muted", text: "no result" })); return col; }
-      for (const id of ids.slice(0, 3)) {
-        const d = await detailOf(id), item = I[id];
-        col.append(el("p", null, el("span", { class: "badge " + item[2], text: item[2] }), ` trial ${item[7]} · chrF ${fmt(item[9][metricIndex("delta_chr_f")], 1)}`));
-        const diffs = d.diff;
-        if (diffs && diffs.predicted) col.append(renderDiff(diffs.predicted, "cmp" + id, { a: CURSOR_LABEL.before, b: CURSOR_LABEL.predicted, title: title + ": the predicted edit" }, false));
-        else if (d.patch) col.append(historyDiff(d.patch));
-        else col.append(el("p", { class: "muted", text: d.reason || "no diff recorded" }));
-      }
-      if (ids.length > 3) col.append(el("p", { class: "muted", text: `and ${ids.length - 3} more trials` }));
+    const trial = I[pick][7];
+    const counterpart = (ids) => ids.includes(pick) ? pick : ids.find((i) => I[i][7] === trial) ?? ids.find(isProblem) ?? ids[0];
+    const side = async (run, title, ids) => {
+      const col = el("div", { class: "side", "data-run": run }, el("h3", { text: title }));
+      if (!ids.length) { col.append(el("p", { class: "muted", text: run === "old" ? "Not in the baseline." : "Not in this run." })); return col; }
+      const id = counterpart(ids), item = I[id], d = obj(await detailOf(id)) || {}, diffs = obj(d.diff);
+      const who = [item[5] >= 0 ? D.providers[item[5]] : null, item[6] >= 0 ? D.models[item[6]] : null].filter(Boolean).join(" / ");
+      col.dataset.item = String(id);
+      col.append(el("p", { class: "who" }, el("span", { class: "badge " + item[2], text: item[2] }),
+        ` ${who ? who + " · " : ""}trial ${item[7]}${ids.length > 1 ? ` (of ${ids.length})` : ""} · chrF ${fmt(item[9][metricIndex("delta_chr_f")], 1)}`));
+      col.append(diffs && obj(diffs.predicted) ? renderDiff(diffs.predicted, "cmp" + id, { a: CURSOR_LABEL.before, b: CURSOR_LABEL.predicted, title: title + ": the predicted edit" }, false)
+        : typeof d.patch === "string" ? historyDiff(d.patch) : el("p", { class: "muted", text: d.reason ? String(d.reason) : "no prediction recorded" }));
       return col;
     };
-    sec.append(el("h3", { text: "Baseline and this run, side by side (predicted edits)" }),
-      el("div", { class: "sides" }, await side("Baseline", g.base), await side("This run", g.items)));
+    const [old, now] = await Promise.all([side("old", "Baseline", g.base), side("new", "This run", g.items)]);
+    sec.append(el("h3", { text: "Predictions: the baseline's and this run's" }), el("div", { class: "sides" }, old, now));
     return sec;
   }
-  let shownToken = 0;
+  let shownToken = 0, detailKey = null;
+  function emptyText() {
+    if (!rows.length) return "No item matches the filters.";
+    const g = S.item !== null ? byKey.get(S.item) : null;
+    return (g ? g.name + " is hidden by the filters. " : "") + "Select an item (↓/j, or click).";
+  }
   async function showDetail() {
     const card = $("detail"), token = ++shownToken;
-    const g = S.item !== null ? byKey.get(S.item) : null;
+    const g = active >= 0 ? rows[active] : null;
     const main = $("main");
-    if (!g) { main.classList.remove("open"); card.removeAttribute("data-key"); card.replaceChildren(el("p", { class: "muted", text: rows.length ? "Select an item (↓/j, or click)." : "No item matches the filters." })); card.dataset.state = "empty"; return; }
+    detailKey = g ? g.key : null;
+    if (!g) {
+      S.reveal = false; main.classList.remove("open"); card.removeAttribute("data-key"); card.removeAttribute("data-item");
+      card.replaceChildren(el("p", { class: "muted", text: emptyText() })); card.dataset.state = "empty"; return;
+    }
     main.classList.add("open");
     card.dataset.state = "loading";
-    const ids = g.items.length ? g.items : g.base;
+    const ids = g.own;
     let pick = ids.find((i) => I[i][7] === S.trial);
-    if (pick === undefined) pick = ids.find((i) => I[i][2] === "failed" || I[i][2] === "error") ?? ids[0];
+    if (pick === undefined) pick = ids.find(isProblem) ?? ids[0];
     const item = I[pick];
-    let d;
-    try { d = await detailOf(pick); }
-    catch (e) { card.replaceChildren(el("p", { class: "reason", text: "This browser could not unpack the item's details (it needs DecompressionStream): " + e })); card.dataset.state = "failed"; return; }
-    const cmp = await compareSection(g);
+    let d, cmp;
+    try { d = obj(await detailOf(pick)) || {}; }
+    catch (e) { if (token === shownToken) { card.replaceChildren(el("p", { class: "reason", text: "This browser could not unpack the item's details (it needs DecompressionStream): " + e })); card.dataset.state = "failed"; } return; }
+    const broken = (what, e) => el("p", { class: "reason broken", text: `This item's ${what} could not be shown: ${e}` });
+    try { cmp = await compareSection(g, pick); } catch (e) { cmp = broken("comparison", e); }
     if (token !== shownToken) return;
     const head = el("header", { class: "card-head" },
-      el("button", { type: "button", class: "back", onclick: () => { S.item = null; update(); showDetail(); list.focus(); }, text: "← all items" }),
+      el("button", { type: "button", class: "back", onclick: () => { S.item = null; update(); list.focus(); }, text: "← all items" }),
       el("span", { class: "badge " + item[2], text: item[2] }), g.status ? el("span", { class: "badge " + g.status, text: g.status }) : null,
+      item[10] === "old" ? el("span", { class: "badge run-old", text: "baseline run" }) : null,
       el("h2", { id: "detail-name", text: item[1] }));
     const parts = [head];
     if (ids.length > 1) parts.push(el("div", { class: "trials", role: "group", "aria-label": "Trials" }, ...ids.map((i) => el("button", { type: "button", "aria-pressed": String(i === pick),
       class: "trial", onclick: () => { S.trial = I[i][7]; writeHash(); showDetail(); } }, el("span", { class: "dot " + I[i][2] }), ` trial ${I[i][7]} ${I[i][2]}`))));
-    parts.push(...reasonOf(d, item));
-    parts.push(diffSection(d, item));
-    const m = metrics(d); if (m) parts.push(m);
-    parts.push(facts(d, item));
-    const at = attempts(d); if (at) parts.push(at);
-    parts.push(...story(d));
-    if (cmp) parts.push(cmp);
-    card.replaceChildren(...parts);
+    try { parts.push(...reasonOf(d, item), diffSection(d, item), metrics(d), cmp, facts(d, item), attempts(d), ...story(d)); }
+    catch (e) { parts.push(broken("details", e)); }
+    card.replaceChildren(...parts.filter(Boolean));
     card.dataset.key = g.key;
     card.dataset.item = String(pick);
     const fresh = card.dataset.shown !== g.key;
     card.dataset.shown = g.key;
-    // one column: the item replaces the list, so bring its top (and its diff) on screen
+    // one column: the item replaces the list, so bring its top on screen
     if (fresh && window.matchMedia("(max-width: 900px)").matches) card.scrollIntoView({ block: "start" });
+    if (S.reveal) {
+      S.reveal = false;
+      const target = SECTIONS.map((x) => card.querySelector("details." + x)).find((x) => x && x.open);
+      if (target) target.scrollIntoView({ block: "start" });
+    }
     card.dataset.state = "ready";
   }
 
-  // ------------------------------------------------------------------ keys
+  // ---- keys
   document.addEventListener("keydown", (ev) => {
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
@@ -613,18 +672,17 @@
     else if (k === "End" && ev.target === list) choose(rows.length - 1, true);
     else if (k === "/") controls.search.focus();
     else if (k === "u") { S.view = (S.view ? S.view === "split" : wide()) ? "unified" : "split"; writeHash(); showDetail(); }
-    else if (k === "Escape") { if (S.item !== null) { S.item = null; update(); showDetail(); list.focus(); } }
+    else if (k === "Escape") { if (S.item !== null) { S.item = null; update(); list.focus(); } }
     else return;
     ev.preventDefault();
   });
-  window.addEventListener("hashchange", () => { readHash(); update(); showDetail(); });
+  window.addEventListener("hashchange", () => { readHash(); if (!update()) showDetail(); });
 
   renderCards();
   renderFilters();
   readHash();
-  update();
+  if (!update()) showDetail();
   if (active >= 0) reveal(active);
-  showDetail();
   document.documentElement.dataset.ready = "1";
   performance.mark("editpred-list-drawn");
 })();
