@@ -287,3 +287,27 @@ def test_the_context_coverage_is_shown(browser: Browser, tmp_path: Path) -> None
     assert shown["context rows precision"].startswith("25")
     assert shown["context files precision"].startswith("50")
     assert shown["context bytes"] == "33"
+
+
+def test_an_unusable_answer_still_shows_the_expected_edit(browser: Browser, tmp_path: Path) -> None:
+    # An answer its format could not parse: no prediction, but the record's diff holds
+    # the expected edit (against the unchanged text), and the viewer shows it.
+    expected = {
+        "hunks": [
+            {"a": 5, "b": 5, "gap": 4, "above": [], "lines": [[" ", "def sub(a, b):"], ["+", "    return a - b"]]}
+        ],
+        "below": [],
+        "tail": 0,
+        "ca": None,
+        "cb": None,
+        "clipped": False,
+    }
+    empty = {"hunks": [], "below": [], "tail": 0, "ca": None, "cb": None, "clipped": False}
+    excerpt = {"path": "calc.py", "start_line": 1, "end_line": 5, "cursor_line": 5, "cursor_column": 14,
+               "text": {"first": 0, "lines": ["def sub(a, b):"], "total": 1}}  # fmt: skip
+    diff = {"path": "calc.py", "relative": False, "predicted": empty, "expected": expected, "history": [],
+            "excerpt": excerpt}  # fmt: skip
+    r = record("unparsed", "failed", CALC, [], reason="unusable answer: no marker tags found in output", diff=diff)
+    show(browser, tmp_path, [r], "#item=unparsed")
+    browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
+    assert "return a - b" in browser.js("document.getElementById('detail').innerText")

@@ -476,7 +476,8 @@
       return wrap;
     }
     const tabs = Object.keys(TABS).filter((t) => obj(diffs[t]));
-    let tab = S.tab && tabs.includes(S.tab) ? S.tab : (item[2] !== "passed" && tabs.includes("versus") ? "versus" : tabs.includes("predicted") ? "predicted" : tabs[0]);
+    const none = !(obj(diffs.predicted) && Array.isArray(diffs.predicted.hunks) && diffs.predicted.hunks.length);
+    let tab = S.tab && tabs.includes(S.tab) ? S.tab : (item[2] !== "passed" && tabs.includes("versus") ? "versus" : none && tabs.includes("expected") ? "expected" : tabs.includes("predicted") ? "predicted" : tabs[0]);
     const split = S.view ? S.view === "split" : wide();
     const bar = el("div", { class: "bar", role: "toolbar", "aria-label": "Diff view" });
     const tablist = el("div", { role: "tablist", "aria-label": "Which diff" });
