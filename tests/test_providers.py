@@ -223,16 +223,32 @@ def test_completions_are_coroutine_functions_and_close(llm_server: LLMServer) ->
 
 
 def test_many_requests_in_flight(llm_server: LLMServer) -> None:
-    llm_server.answer(ZETA1_ANSWER)
-    llm_server.latency = 0.3
-    completion = make("openai", settings(llm_server, concurrency=8))
+    # The server counts the requests it holds at once (no wall-clock bound: a busy
+    # machine must not make this fail): all 8 are in flight together, not one after
+    # the other.
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, peak
+    everyone = threading.Barrier(8, timeout=20)
+
+    def held(recorded: Any) -> str:
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+        try:
+            everyone.wait()  # returns only once all 8 requests are being served
+        finally:
+            with lock:
+                in_flight[0] -= 1
+        return ZETA1_ANSWER
+
+    llm_server.answer(held)
+    completion = make("openai", settings(llm_server, concurrency=8, timeout=30.0))
 
     async def all_of_them() -> list[Prediction]:
         return await asyncio.gather(*(completion(request(trial=n)) for n in range(1, 9)))
 
-    started = time.monotonic()
     predictions = asyncio.run(all_of_them())
-    assert time.monotonic() - started < 1.5  # one after the other would take 2.4s
+    assert in_flight[1] == 8
     assert len(llm_server.requests) == 8 and all(p.text == NEW_TEXT for p in predictions)
 
 

@@ -219,9 +219,7 @@ def walk_line_diff(diff: Any) -> None:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_hostile_diff_is_rebuilt_into_well_formed_bounded_data(case: str) -> None:
-    started = time.perf_counter()
     out = view_diffs(record(case, "failed", "new", diff=CASES[case]()))
-    assert time.perf_counter() - started < 2
     assert out is not None
     for key in ("predicted", "expected", "versus"):
         if key in out:
