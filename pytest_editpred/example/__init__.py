@@ -14,7 +14,15 @@ from ._cursor import (
     format_cursor_excerpt,
     parse_cursor_excerpt,
 )
-from ._example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
+from ._example import (
+    ACCEPTED_PREDICTION_MARKER,
+    CONTEXT_SOURCES,
+    Example,
+    RecentFile,
+    RetrievedExcerpt,
+    RetrievedFile,
+    Source,
+)
 from ._ids import example_id, safe_id
 from ._json import from_json, from_jsonl, to_json
 from ._load import load_examples
@@ -22,6 +30,7 @@ from ._markdown import expected_patch_insertion_point, fence, from_markdown, loo
 
 __all__ = [
     "ACCEPTED_PREDICTION_MARKER",
+    "CONTEXT_SOURCES",
     "MARKER",
     "Example",
     "ExpectedPatch",

@@ -52,6 +52,22 @@ class RetrievedExcerpt:
     source: str | None = None
 
 
+#: Zed's ``ContextSource`` values as serde writes them (snake_case), the only ones an
+#: excerpt's ``context_source`` may hold (an excerpt with none is ``lsp``, serde's
+#: default); ``--editpred-context-type`` filters on these names.
+CONTEXT_SOURCES = (
+    "lsp",
+    "cursor_excerpt",
+    "current_file",
+    "edit_history",
+    "edit_history_file",
+    "git_log",
+    "bm25",
+    "oracle_file",
+    "oracle_snippet",
+)
+
+
 @dataclass(frozen=True)
 class RetrievedFile:
     """A related file an ``ep`` pipeline retrieved for the prompt

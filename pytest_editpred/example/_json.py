@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .._exceptions import JSONFormatError
-from ._example import CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
+from ._example import CONTEXT_SOURCES, CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 
 __all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict"]
 
@@ -85,24 +85,11 @@ def _prompt_input_records(
 
 # Zed's ``ContextSource`` values as serde writes them (snake_case). Zed rejects any
 # other name, and so does this reader: ``--type`` filters on these exact names.
-_CONTEXT_SOURCES = frozenset(
-    {
-        "lsp",
-        "cursor_excerpt",
-        "current_file",
-        "edit_history",
-        "edit_history_file",
-        "git_log",
-        "bm25",
-        "oracle_file",
-        "oracle_snippet",
-    }
-)
 
 
 def _known_source(value: Any) -> bool:
     """An excerpt's ``context_source`` is absent (Zed's default, ``lsp``) or a known name."""
-    return value is None or (isinstance(value, str) and value in _CONTEXT_SOURCES)
+    return value is None or (isinstance(value, str) and value in CONTEXT_SOURCES)
 
 
 def _related_file(entry: Any) -> RetrievedFile | None:
@@ -140,7 +127,7 @@ def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[Retrie
     shape = (
         '{"path": str, "max_row": int, '
         '"excerpts": [{"row_range": {"start": int, "end": int}, "text": str, "order": int?, '
-        f'"context_source": one of {", ".join(sorted(_CONTEXT_SOURCES))}?}}]}}'
+        f'"context_source": one of {", ".join(sorted(CONTEXT_SOURCES))}?}}]}}'
     )
     files = _prompt_input_records(data, "related_files", shape, _related_file, where, line)
     return None if files is None else tuple(files)

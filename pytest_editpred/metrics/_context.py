@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from .._exceptions import ConfigError
 from .._text import nbytes, split_inclusive
+from ..example import CONTEXT_SOURCES
 from ._jump import patch_anchors
 
 __all__ = [
@@ -71,19 +72,6 @@ _BYTES_PER_TOKEN = 3
 
 # ------------------------------------------------------------------------------ sources
 
-CONTEXT_SOURCES = (
-    "lsp",
-    "cursor_excerpt",
-    "current_file",
-    "edit_history",
-    "edit_history_file",
-    "git_log",
-    "bm25",
-    "oracle_file",
-    "oracle_snippet",
-)
-"""Zed's ``context_source`` values as serialised (serde's snake_case names); an
-excerpt with none is ``lsp``, serde's default."""
 
 _EDITABLE = frozenset({"cursor_excerpt", "current_file", "edit_history", "edit_history_file", "git_log", "bm25"})
 
