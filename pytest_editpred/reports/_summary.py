@@ -41,7 +41,6 @@ _SKIP_IF_NONE = frozenset(
         "total_correctly_deleted_chars",
         "total_discarded_chars",
     }
-    | set(CONTEXT_SUMMARY_FIELDS)
 )
 
 
@@ -59,8 +58,9 @@ class Summary:
     chrF average is on its own 0–100 scale.
 
     The QA fields exist for parity and stay None: this package runs no QA model.
-    The editable-context fields (v1.15's names, :class:`~pytest_editpred.metrics.ContextSummary`)
-    are set when some prediction's score carries a context coverage.
+    The editable-context fields (v1.15's names) are ``context``'s
+    (:class:`~pytest_editpred.metrics.ContextSummary`), written flat after the
+    others; they are set when some prediction's score carries a context coverage.
     """
 
     total_examples: int
@@ -91,22 +91,7 @@ class Summary:
     total_kept_chars: int | None
     total_correctly_deleted_chars: int | None
     total_discarded_chars: int | None
-    editable_context_examples: int | None = None
-    avg_editable_context_lines_precision: float | None = None
-    avg_editable_context_lines_recall: float | None = None
-    avg_editable_context_lines_f1: float | None = None
-    editable_context_lines_tp: int | None = None
-    editable_context_lines_fp: int | None = None
-    editable_context_lines_fn: int | None = None
-    avg_editable_context_files_precision: float | None = None
-    avg_editable_context_files_recall: float | None = None
-    avg_editable_context_files_f1: float | None = None
-    editable_context_files_tp: int | None = None
-    editable_context_files_fp: int | None = None
-    editable_context_files_fn: int | None = None
-    avg_retrieved_context_bytes: int | None = None
-    total_retrieved_context_bytes: int | None = None
-    retrieved_context_examples: int | None = None
+    context: ContextSummary = ContextSummary()  # its fields are written flat, last
 
     @classmethod
     def from_scores(cls, scores: Sequence[PredictionScore]) -> Summary:
@@ -155,19 +140,21 @@ class Summary:
             total_kept_chars=sum(kept_chars) if kept_chars else None,
             total_correctly_deleted_chars=sum(deleted_chars) if deleted_chars else None,
             total_discarded_chars=sum(discarded) if discarded else None,
-            **{name: getattr(context, name) for name in CONTEXT_SUMMARY_FIELDS},
+            context=context,
         )
 
     def to_summary_json(self) -> dict[str, int | float | None]:
         """What ``ep eval --summary-json`` writes: ``?`` fields left out when None."""
-        return {
+        flat: dict[str, int | float | None] = {
             f.name: getattr(self, f.name)
             for f in fields(self)
-            if not (getattr(self, f.name) is None and f.name in _SKIP_IF_NONE)
+            if f.name != "context" and not (getattr(self, f.name) is None and f.name in _SKIP_IF_NONE)
         }
+        flat.update(self.context.to_summary_json())
+        return flat
 
 
-SUMMARY_JSON_FIELDS = tuple(f.name for f in fields(Summary))
+SUMMARY_JSON_FIELDS = tuple(f.name for f in fields(Summary) if f.name != "context") + CONTEXT_SUMMARY_FIELDS
 
 # ------------------------------------------------------------------------------ report
 
@@ -284,14 +271,15 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
     recall_evaluated = sum(1 for s in scores if s.recall_rate is not None)
     if summary.avg_recall_rate is not None:
         out.append(f"Recall rate: {summary.avg_recall_rate * 100:.1f}% avg ({recall_evaluated} evaluated)")
-    if summary.editable_context_examples:
+    context = summary.context
+    if context.editable_context_examples:
         for level in ("lines", "files"):
-            rates = (getattr(summary, f"avg_editable_context_{level}_{r}") * 100 for r in ("precision", "recall", "f1"))
-            tp, fp, fn = (getattr(summary, f"editable_context_{level}_{c}") for c in ("tp", "fp", "fn"))
+            rates = (getattr(context, f"avg_editable_context_{level}_{r}") * 100 for r in ("precision", "recall", "f1"))
+            tp, fp, fn = (getattr(context, f"editable_context_{level}_{c}") for c in ("tp", "fp", "fn"))
             p, r, f1 = rates
             out.append(
                 f"Editable context {level}: P={p:.1f}%, R={r:.1f}%, F1={f1:.1f}% avg "
-                f"({summary.editable_context_examples} evaluated, TP={tp}, FP={fp}, FN={fn})"
+                f"({context.editable_context_examples} evaluated, TP={tp}, FP={fp}, FN={fn})"
             )
     changed = [s for s in scores if s.wrong_editable_region is not None and s.inserted_tokens + s.deleted_tokens > 0]
     if changed:
