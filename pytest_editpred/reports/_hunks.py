@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from .._clip import clip
 from ._record import EditView, ExcerptLines, ExcerptView, HistoryEntry, Hunk, LineDiff, Record
@@ -261,6 +261,26 @@ def _whole(value: object, low: int = 0) -> int | None:
     return None
 
 
+_OPS = frozenset((" ", "-", "+"))
+
+
+def _plain_texts(texts: list[object]) -> bool:
+    """Every item a ``str`` (not a subclass) no longer than a diff line may be: then
+    :meth:`_Cleaner.texts` keeps the list as it is. Checked in C, not line by line."""
+    return not texts or (set(map(type, texts)) == {str} and max(map(len, cast("list[str]", texts))) <= MAX_LINE_CHARS)
+
+
+def _plain_lines(lines: list[object]) -> bool:
+    """Every item an ``[op, text]`` list with a known op and a :func:`_plain_texts`
+    text: then :meth:`_Cleaner.hunk` takes every line as it is."""
+    if not lines:
+        return True
+    if set(map(type, lines)) != {list} or set(map(len, cast("list[list[object]]", lines))) != {2}:
+        return False
+    ops, texts = zip(*cast("list[list[object]]", lines))
+    return set(map(type, ops)) == {str} and set(ops) <= _OPS and _plain_texts(list(texts))
+
+
 class _Cleaner:
     """Rebuilds record data into the viewer's shapes, counting what it had to drop
     or correct (``bad``). Every walk is bounded by the limits of the module, not by
@@ -289,6 +309,8 @@ class _Cleaner:
 
     def texts(self, value: object, limit: int) -> list[str]:
         """At most ``limit`` strings of a list, each clipped as a diff line is."""
+        if type(value) is list and len(value) <= limit and _plain_texts(value):
+            return list(value)  # what the loop below makes of it, without a call per line
         if not isinstance(value, list):
             if value is not None:
                 self.bad += 1
@@ -367,18 +389,21 @@ class _Cleaner:
             self.bad += 1
             raw_lines = []
         lines: list[list[str]] = []
-        if len(raw_lines) > room:
-            self.cut = True
-        for line in raw_lines[:room]:
-            if (
-                isinstance(line, (list, tuple))
-                and len(line) == 2
-                and line[0] in (" ", "-", "+")
-                and isinstance(line[1], str)
-            ):
-                lines.append([line[0], _clip_line(line[1])])
-            else:
-                self.bad += 1
+        if type(raw_lines) is list and len(raw_lines) <= room and _plain_lines(raw_lines):
+            lines = list(map(list, raw_lines))  # well formed: what the loop below makes of it, in C
+        else:
+            if len(raw_lines) > room:
+                self.cut = True
+            for line in raw_lines[:room]:
+                if (
+                    isinstance(line, (list, tuple))
+                    and len(line) == 2
+                    and line[0] in (" ", "-", "+")
+                    and isinstance(line[1], str)
+                ):
+                    lines.append([line[0], _clip_line(line[1])])
+                else:
+                    self.bad += 1
         gap = self.count(value.get("gap", 0))
         above = self.texts(value.get("above", []), EXTRA_CONTEXT)
         fits = max(0, min(gap, a - 1, b - 1))  # the lines above are hidden ones, numbered from 1

@@ -54,19 +54,23 @@ later), and the intervals and denominators of the terminal's own summary lines
 from __future__ import annotations
 
 import base64
+import gc
 import hashlib
 import json
 import math
+import os
 import re
 import statistics
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from html import escape
 from typing import Any, cast
 
 from .._clip import clip, clip_prompt, prompt_text
 from ._hunks import view_diffs
-from ._jsonl import scrub_secrets
+from ._jsonl import _scrub, _secret_values
 from ._lines import cursor_rate_line, rates_line, trial_lines
 from ._record import Record
 
@@ -118,6 +122,20 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 SORTABLE = ("delta_chr_f", "exact_lines_f1", "cursor_distance", "reversal_ratio", "braces_disbalance", "kept_rate")
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector held off: building a big page makes millions of
+    small containers, none of them in a cycle (reference counting frees them), and
+    each full collection would walk them all again (a fifth of the build)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _number(value: object) -> float | None:
     """A finite float, or None (for anything else: an int too big for a float too)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -151,6 +169,11 @@ def summary_of(records: Sequence[Record]) -> dict[str, Any]:
     Zed's SummaryJson over the scored predictions, plus the outcome counts, ``total``
     (the predictions that ran: skipped ones left out) and ``pass_rate`` (errors count
     as not passed). For a JSONL file read after the run, or several (shards)."""
+    with _gc_paused():
+        return _summary_of(records)
+
+
+def _summary_of(records: Sequence[Record]) -> dict[str, Any]:
     from ..metrics import PredictionScore
     from ._summary import Summary
 
@@ -178,6 +201,11 @@ def terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> lis
     """The rates, cursor and trials lines of the terminal summary, by the terminal's
     own code (:mod:`._lines`: so the page cannot disagree with it, and the intervals
     are computed once)."""
+    with _gc_paused():
+        return _terminal_lines(records, summary)
+
+
+def _terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> list[str]:
     # A record read from a file of elsewhere may lack the fields the lines count by.
     plain = [
         cast(
@@ -393,23 +421,48 @@ def _detail(record: Record) -> dict[str, Any]:
     return {k: v for k, v in detail.items() if v is not None}
 
 
-def _pack(values: list[Any]) -> str:
-    raw = json.dumps(values, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str).encode("utf-8")
+def _pack(text: str) -> str:
+    """A chunk's JSON as gzip + base64."""
     compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip stream, as DecompressionStream reads it
-    return base64.b64encode(compressor.compress(raw) + compressor.flush()).decode("ascii")
+    return base64.b64encode(compressor.compress(text.encode("utf-8")) + compressor.flush()).decode("ascii")
 
 
-def _chunk_tags(details: list[Any]) -> str:
-    """The detail chunks as inert ``<script>`` data elements: plain JSON for a page
-    under :data:`COMPRESS_ABOVE` bytes of details (readable, and searchable by
-    ``grep`` like the rest of a CI log), gzip + base64 above (a third of the size)."""
-    parts = [details[i : i + CHUNK] for i in range(0, len(details), CHUNK)]
-    texts = [_json_for_script(part) for part in parts]
-    if sum(len(t) for t in texts) <= COMPRESS_ABOVE:
-        return "".join(f'<script type="application/json" id="ep-chunk-{n}">{t}</script>' for n, t in enumerate(texts))
+def _chunk_tags(records: list[Record]) -> str:
+    """The detail chunks of ``records`` as inert ``<script>`` data elements: plain JSON
+    for a page under :data:`COMPRESS_ABOVE` bytes of details (readable, and searchable
+    by ``grep`` like the rest of a CI log), gzip + base64 above (a third of the size).
+
+    Each chunk is serialised once (its length once escaped for the element is told
+    from its JSON: every escape is 6 characters for 1). Compressing is most of a big
+    page's build, and zlib lets go of the GIL while it works: once the chunks made
+    are past :data:`COMPRESS_ABOVE`, each is compressed on another core while the
+    next is made (the bytes are the same)."""
+    workers = os.cpu_count() or 1
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 and len(records) > CHUNK else None
+    try:
+        texts: list[str] = []
+        packing: list[Future[str]] = []
+        raw = 0
+        for start in range(0, len(records), CHUNK):
+            texts.append(_json([_detail(r) for r in records[start : start + CHUNK]]))
+            raw += len(texts[-1])
+            if pool is not None and raw > COMPRESS_ABOVE:  # compressed for sure: start now
+                try:
+                    packing.extend(pool.submit(_pack, text) for text in texts[len(packing) :])
+                except RuntimeError:  # no new thread at interpreter exit: the rest in this one
+                    pool.shutdown()
+                    pool = None
+        if raw <= COMPRESS_ABOVE and raw + 5 * sum(map(_escapes, texts)) <= COMPRESS_ABOVE:
+            return "".join(
+                f'<script type="application/json" id="ep-chunk-{n}">{_script_safe(t)}</script>'
+                for n, t in enumerate(texts)
+            )
+        packed = [future.result() for future in packing] + [_pack(text) for text in texts[len(packing) :]]
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     return "".join(
-        f'<script type="application/x-editpred-gzip" id="ep-chunk-{n}">{_pack(part)}</script>'
-        for n, part in enumerate(parts)
+        f'<script type="application/x-editpred-gzip" id="ep-chunk-{n}">{text}</script>' for n, text in enumerate(packed)
     )
 
 
@@ -433,12 +486,29 @@ def page_data(
     chunks, read when an item is opened).
     ``terminal``: the summary lines the terminal printed, when the caller has them
     (else they are computed again, by the terminal's code)."""
+    page_index, every = _page_index(records, summary, baseline, terminal)
+    return page_index, [_detail(r) for r in every]  # numbers only in metrics, made strict there
+
+
+def _page_index(
+    records: Sequence[Record],
+    summary: Mapping[str, Any] | None,
+    baseline: Sequence[Record] | None,
+    terminal: Sequence[str] | None,
+) -> tuple[dict[str, Any], list[Record]]:
+    """The page's index, and the records (scrubbed, readable) whose details follow it."""
     from ._compare import _keys, compare
 
-    records = [_readable(scrub_secrets(dict(r))) for r in records]
-    base = [_readable(scrub_secrets(dict(r))) for r in (baseline or [])]
+    # scrub_secrets, with the environment's secrets looked up once, not once a record.
+    secrets = _secret_values()
+
+    def scrubbed(value: Any) -> Any:
+        return _scrub(value, secrets) if secrets else value
+
+    records = [_readable(scrubbed(dict(r))) for r in records]
+    base = [_readable(scrubbed(dict(r))) for r in (baseline or [])]
     summary = dict(summary) if summary else summary_of(records)
-    summary = scrub_secrets(summary)
+    summary = scrubbed(summary)
     every = records + base
     repos = sorted({str(r.get("repository_url")) for r in every if r.get("repository_url")})
     tags = sorted({t for r in every for t in _tags(r)})
@@ -491,7 +561,6 @@ def page_data(
                 groups[change["name"]]["status"] = change["status"]
                 groups[change["name"]]["change"] = change
     terminal = list(terminal) if terminal is not None else terminal_lines(records, summary)
-    details = [_detail(r) for r in every]  # numbers only in metrics, made strict there
     page_index = {
         "version": 1,
         "repos": repos,
@@ -509,12 +578,23 @@ def page_data(
         "comparison": _strict(comparison),
         "trials": max((items[i][7] for i in range(len(records))), default=1),
     }
-    return page_index, details
+    return page_index, every
 
 
-def _json_for_script(value: Any) -> str:
-    """JSON that cannot end its ``<script>`` element nor open a comment in it."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+
+
+_UNSAFE = ("<", ">", "&", "\u2028", "\u2029")
+
+
+def _escapes(text: str) -> int:
+    """How many characters :func:`_script_safe` escapes in ``text``."""
+    return sum(text.count(c) for c in _UNSAFE)
+
+
+def _script_safe(text: str) -> str:
+    """JSON text that cannot end its ``<script>`` element nor open a comment in it."""
     return (
         text.replace("<", "\\u003c")
         .replace(">", "\\u003e")
@@ -522,6 +602,11 @@ def _json_for_script(value: Any) -> str:
         .replace("\u2028", "\\u2028")
         .replace("\u2029", "\\u2029")
     )
+
+
+def _json_for_script(value: Any) -> str:
+    """JSON that cannot end its ``<script>`` element nor open a comment in it."""
+    return _script_safe(_json(value))
 
 
 def _script_hash(script: str) -> str:
@@ -553,9 +638,20 @@ def render_html(
     the run does. Secret-looking environment values are scrubbed from everything
     shown.
     """
+    with _gc_paused():
+        return _page(records, summary, title, baseline, terminal)
+
+
+def _page(
+    records: Sequence[Record],
+    summary: Mapping[str, Any] | None,
+    title: str,
+    baseline: Sequence[Record] | None,
+    terminal: Sequence[str] | None,
+) -> str:
     from ._viewer_assets import CSS, JS
 
-    index, details = page_data(records, summary, baseline, terminal)
+    index, every = _page_index(records, summary, baseline, terminal)
     who = sorted(
         {" / ".join(dict.fromkeys(str(x) for x in (r.get("provider"), r.get("model")) if x)) for r in records} - {""}
     )
@@ -565,7 +661,7 @@ def render_html(
         "default-src 'none'; style-src 'unsafe-inline'; "
         f"script-src '{_script_hash(JS)}'; img-src data:; base-uri 'none'; form-action 'none'"
     )
-    chunk_tags = _chunk_tags(details)
+    chunk_tags = _chunk_tags(every)
 
     def e(value: object) -> str:
         return escape(str(value), quote=True)
