@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from .._text import nbytes
@@ -89,11 +90,11 @@ class _Rows:
             index = text.find("\n", index + 1)
         self.starts = starts
         self.max_row = len(starts) - 1
-        ascii_text = text.isascii()
-        self.costs = []
-        for row in range(len(starts)):
-            line = text[starts[row] : self.row_end(row)]
-            self.costs.append(max(1, (len(line) if ascii_text else nbytes(line)) // 3))
+        if text.isascii():  # a line's bytes are its characters: lengths from the starts
+            ends = [start - 1 for start in starts[1:]] + [len(text)]
+            self.costs = [max(1, (end - start) // 3) for start, end in zip(starts, ends)]
+        else:
+            self.costs = [max(1, nbytes(text[starts[row] : self.row_end(row)]) // 3) for row in range(len(starts))]
 
     def row_of(self, offset: int) -> int:
         """The row whose start is ``offset``, else the one with the largest start below."""
@@ -108,6 +109,13 @@ class _Rows:
 
     def span(self, start_row: int, end_row: int) -> Range:
         return self.starts[start_row], self.row_end(end_row)
+
+
+@lru_cache(maxsize=4)
+def _rows(text: str) -> _Rows:
+    """The :class:`_Rows` of ``text``, made once: every format and range computation
+    of one example reads the same excerpt (read-only after it is made)."""
+    return _Rows(text)
 
 
 def _expand_symmetric(rows: _Rows, row: int, budget: int) -> tuple[int, int, int]:
@@ -205,7 +213,7 @@ def compute_editable_and_context_ranges(
 ) -> tuple[Range, Range]:
     """§3.3: ``(editable, context)`` character ranges of ``excerpt``; neither includes
     its last row's newline."""
-    rows = _Rows(excerpt)
+    rows = _rows(excerpt)
     return _editable_and_context(rows, cursor, _row_spans(rows, syntax_ranges), editable_tokens, context_tokens)
 
 
@@ -233,7 +241,7 @@ def compute_legacy_excerpt_ranges(
 ) -> ExcerptRanges:
     """§3.4: every precomputed pair, all optional fields set."""
 
-    rows = _Rows(excerpt)
+    rows = _rows(excerpt)
     nodes = _row_spans(rows, syntax_ranges)
 
     def ranges(editable_tokens: int, context_tokens: int) -> tuple[Range, Range]:
