@@ -44,6 +44,16 @@ def find_chromium() -> str | None:
     return None
 
 
+def chromium() -> str:
+    """The Chromium to drive, or the test fails saying how to install one."""
+    import pytest
+
+    found = find_chromium()
+    if found is None:
+        pytest.fail("headless Chromium is needed (Debian/Ubuntu: apt-get install -y chromium)", pytrace=False)
+    return found
+
+
 class CDPError(RuntimeError):
     pass
 

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from cdp import Browser, find_chromium
+from cdp import Browser, chromium
 
 from pytest_editpred.reports import render_html
 from pytest_editpred.reports._hunks import edit_view, line_diff
@@ -31,13 +31,6 @@ HOSTILE = "</script><img src=x onerror=window.__pwned=1>"
 BEFORE = "".join(f"line {n}\n" for n in range(1, 41)).replace("line 20\n", "def sub(a, b):\n")
 EXPECTED = BEFORE.replace("def sub(a, b):\n", "def sub(a, b):\n    return a - b\n")
 WRONG = BEFORE.replace("def sub(a, b):\n", "def sub(a, b):\n    return b - a\n")
-
-
-def chromium() -> str:
-    found = find_chromium()
-    if found is None:
-        pytest.fail("headless Chromium is needed (Debian/Ubuntu: apt-get install -y chromium)", pytrace=False)
-    return found
 
 
 def diff_field(

@@ -17,20 +17,13 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from cdp import Browser, find_chromium
+from cdp import Browser, chromium
 
 from pytest_editpred.reports import edit_view, render_html
 
 CALC = "https://github.com/acme/calc"
 NEW, OLD = "zeta-new", "old-provider"
 WIDTHS = [1400, 600]
-
-
-def chromium() -> str:
-    found = find_chromium()
-    if found is None:
-        pytest.fail("headless Chromium is needed (Debian/Ubuntu: apt-get install -y chromium)", pytrace=False)
-    return found
 
 
 def numbered(lines: int, at: int, text: str) -> str:

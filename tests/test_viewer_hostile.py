@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from cdp import Browser, CDPError, find_chromium
+from cdp import Browser, CDPError, chromium
 
 from pytest_editpred.reports import edit_view, render_html
 from pytest_editpred.reports._hunks import EXTRA_CONTEXT, MAX_LINES, MAX_NUMBER, clean_edit_view, view_diffs
@@ -31,13 +31,6 @@ from pytest_editpred.reports._viewer import page_data
 
 DEADLINE = 5.0  # seconds from navigation to the item drawn; a sound page takes well under one
 WIDTHS = [1400, 600]
-
-
-def chromium() -> str:
-    found = find_chromium()
-    if found is None:
-        pytest.fail("headless Chromium is needed (Debian/Ubuntu: apt-get install -y chromium)", pytrace=False)
-    return found
 
 
 BEFORE = "".join(f"line {n}\n" for n in range(1, 61)).replace("line 30\n", "def sub(a, b):\n")
