@@ -123,8 +123,10 @@ def compute_excerpt(text: str, offset: int, max_tokens: int = 8192) -> Excerpt:
 class PredictionRequest:
     """Everything a completion function may look at.
 
-    ``trial`` counts from 1 (see ``--editpred-trials``); ``settings`` are the run's
-    provider settings (model, base URL, ...), for the built-in providers.
+    ``trial`` counts from 1 (see ``--editpred-trials``).
+    ``base_texts``: each buffer's text before the edit history, as the repository
+    holds it (the scene's :attr:`~pytest_editpred.scene.Scene.base_texts`); a prompt
+    builder reuses the syntax tree of that file version for the buffer.
     """
 
     example: Example
@@ -134,6 +136,7 @@ class PredictionRequest:
     recently_opened_files: tuple[RecentFile, ...] = ()
     recently_viewed_files: tuple[RecentFile, ...] = ()
     trial: int = 1
+    base_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
     _worktree: Callable[[], Path] | None = field(default=None, repr=False, compare=False)
     _open_file: Callable[[str], tuple[str, str] | None] | None = field(default=None, repr=False, compare=False)
 

@@ -61,7 +61,10 @@ class Scene:
     """An example's moment: buffers after the edit history, events, the cursor.
 
     ``tree`` is the commit, or the tree with the uncommitted diff applied; files not
-    in ``buffers`` are read from it on demand with :meth:`open_file`.
+    in ``buffers`` are read from it on demand with :meth:`open_file`. ``base_texts``:
+    each buffer's text as it was read from ``tree``, before the edit history (a
+    buffer the history created has none), so that work done on a file version, such
+    as its syntax tree, can be reused for the edited buffer.
     """
 
     example: Example
@@ -73,6 +76,7 @@ class Scene:
     recently_opened_files: tuple[RecentFile, ...] = ()
     recently_viewed_files: tuple[RecentFile, ...] = ()
     repository: Repository | None = field(default=None, repr=False, compare=False)
+    base_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
 
     def open_file(self, path: str) -> tuple[str, str] | None:
         """``(path, text)`` of a file at the scene's tree, or None when it is not there."""
@@ -95,6 +99,7 @@ class Scene:
             recently_opened_files=self.recently_opened_files,
             recently_viewed_files=self.recently_viewed_files,
             trial=trial,
+            base_texts=self.base_texts,
             _worktree=self.worktree if self.repository is not None else None,
             _open_file=self.open_file if self.repository is not None else None,
         )
@@ -145,10 +150,15 @@ def check_paths(example: Example) -> None:
         diff(example.rejected_patch, "rejected patch", source.rejected_patch_line)
 
 
-def _reader(repository: Repository, tree: str) -> OpenFile:
+def _reader(repository: Repository, tree: str, read: dict[str, str]) -> OpenFile:
+    """Files at ``tree``; every text read is kept in ``read`` (a buffer's base text)."""
+
     def open_file(path: str) -> tuple[str, str] | None:
         text = repository.read(tree, path)
-        return None if text is None else (path, text)
+        if text is None:
+            return None
+        read[path] = text
+        return path, text
 
     return open_file
 
@@ -280,7 +290,8 @@ def build_scene(example: Example, cache: RepositoryCache) -> Scene:
             tree = repository.apply_diff(commit, example.uncommitted_diff)
         except UncommittedDiffError as error:
             raise _located(error, example, example.source.uncommitted_diff_line) from None
-    open_file = _reader(repository, tree)
+    read: dict[str, str] = {}
+    open_file = _reader(repository, tree, read)
     try:
         if example.uncommitted_diff_requires_edit_history_rollback and example.edit_history:
             buffers = _rollback(example, open_file)
@@ -303,4 +314,5 @@ def build_scene(example: Example, cache: RepositoryCache) -> Scene:
         recently_opened_files=opened,
         recently_viewed_files=viewed,
         repository=repository,
+        base_texts=MappingProxyType({path: read[path] for path in buffers if path in read}),
     )

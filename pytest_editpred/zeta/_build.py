@@ -85,7 +85,9 @@ def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -
     tree (so §3.3 grows the region line by line; ``excerpt_ranges`` are computed
     with the same ranges, as the editor does). So does a file over a bound of
     :func:`~._syntax.syntax_ranges` (too big to parse, too deep to walk), and then a
-    sentence saying so is appended to ``notes``. Related files: the retrieved context
+    sentence saying so is appended to ``notes``. The cursor file's syntax tree is
+    reached from its base text's (:attr:`PredictionRequest.base_texts`), parsed once
+    per file version. Related files: the retrieved context
     of an ``ep`` JSON example when it carries one (``prompt_inputs.related_files``),
     else the recently viewed, then opened, files (:func:`related_files`), read from
     the buffers or the repository at the revision.
@@ -94,7 +96,9 @@ def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -
     cursor = max(0, min(request.cursor.offset, len(text)))
     excerpt, offset, start_row = cursor_excerpt(text, cursor)
     start = cursor - offset
-    found = syntax_ranges(text, cursor, request.cursor.path, start, start + len(excerpt), notes=notes)
+    path = request.cursor.path
+    base = request.base_texts.get(path)
+    found = syntax_ranges(text, cursor, path, start, start + len(excerpt), notes=notes, base=base)
     syntax = () if found is None else found
     recent = (*request.recently_viewed_files, *request.recently_opened_files)
     retrieved = request.example.related_files

@@ -22,23 +22,6 @@ def _line_end(text: str, start: int) -> int:
     return len(text) if end < 0 else end
 
 
-def _line_cost(text: str, start: int, budget: int) -> tuple[int, int] | None:
-    """(cost, end) of the row starting at ``start``, or None when it cannot fit.
-
-    A row of ``L`` bytes costs ``max(1, L // 3)`` (§3.1, newline excluded), so a row
-    within ``budget`` has at most ``3 * budget + 2`` bytes, hence characters: the
-    search never scans further, which keeps a huge neighbouring line cheap.
-    """
-    limit = start + 3 * budget + 3
-    end = text.find("\n", start, limit)
-    if end < 0:
-        if limit < len(text):
-            return None
-        end = len(text)
-    cost = max(1, nbytes(text[start:end]) // 3)
-    return (cost, end) if cost <= budget else None
-
-
 def cursor_excerpt(text: str, cursor: int, max_tokens: int = EXCERPT_TOKENS) -> tuple[str, int, int]:
     """§3.1 ``compute_cursor_excerpt``: ``(excerpt, cursor_in_excerpt, start_row)``.
 
@@ -46,33 +29,46 @@ def cursor_excerpt(text: str, cursor: int, max_tokens: int = EXCERPT_TOKENS) -> 
     then one row below and one row above per round; the first row, in either
     direction, that does not fit stops the whole expansion, as in Zed (unlike the
     project's older ``compute_excerpt``, which kept growing the other way).
+
+    Only the rows within reach are read: a row of ``L`` bytes costs at least
+    ``(L - 2) / 3`` and at least 1, so rows that fit span at most 6 characters per
+    token, newlines included, besides the cursor row. The rows within ``6 *
+    max_tokens + 6`` characters of the cursor are split and measured in C; a row
+    beyond them, when the text goes on, is one that does not fit.
     """
     cursor = max(0, min(cursor, len(text)))
-    first = text.rfind("\n", 0, cursor) + 1  # start of start_row
-    last_end = _line_end(text, cursor)  # end of end_row (its newline or len)
-    budget = max(0, max_tokens - max(1, nbytes(text[first:last_end]) // 3))
+    reach = 6 * max_tokens + 6
+    low = text.rfind("\n", 0, cursor - reach) + 1 if cursor > reach else 0
+    high = text.find("\n", cursor + reach)
+    high = len(text) if high < 0 else high
+    region = text[low:high]
+    lines = region.split("\n")
+    sizes = map(len, lines) if region.isascii() else map(nbytes, lines)
+    costs = [size // 3 or 1 for size in sizes]
+    more_above, more_below = low > 0, high < len(text)  # rows out of reach: they do not fit
+    row = region.count("\n", 0, cursor - low)
+    start = end = row
+    budget = max(0, max_tokens - costs[row])
+    last = len(costs) - 1
     while budget > 0:
-        can_down = last_end < len(text)
-        can_up = first > 0
+        can_down = end < last or more_below
+        can_up = start > 0 or more_above
         if not can_down and not can_up:
             break
         if can_down:
-            below = _line_cost(text, last_end + 1, budget)
-            if below is None:
+            if end == last or costs[end + 1] > budget:
                 break
-            budget -= below[0]
-            last_end = below[1]
+            end += 1
+            budget -= costs[end]
         if can_up and budget > 0:
-            prev_start = text.rfind("\n", max(0, first - 1 - (3 * budget + 3)), first - 1) + 1
-            if prev_start == 0 and first - 1 - (3 * budget + 3) > 0:
-                break  # the row above is longer than the budget allows
-            cost = max(1, nbytes(text[prev_start : first - 1]) // 3)
-            if cost > budget:
+            if start == 0 or costs[start - 1] > budget:
                 break
-            budget -= cost
-            first = prev_start
-    start_row = text.count("\n", 0, first)
-    return text[first:last_end], cursor - first, start_row
+            start -= 1
+            budget -= costs[start]
+    row_start = region.rfind("\n", 0, cursor - low) + 1
+    first = row_start - sum(map(len, lines[start:row])) - (row - start)  # in region
+    last_end = row_start + sum(map(len, lines[row : end + 1])) + (end - row)
+    return region[first:last_end], cursor - low - first, text.count("\n", 0, low) + start
 
 
 def fixed_line_window_around_cursor(text: str, cursor: int, lines_above: int, lines_below: int) -> tuple[int, int]:

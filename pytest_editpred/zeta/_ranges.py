@@ -9,8 +9,10 @@ costs what it costs there.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from typing import Protocol
 
 from .._text import nbytes
@@ -83,18 +85,11 @@ class _Rows:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        starts = [0]
-        index = text.find("\n")
-        while index >= 0:
-            starts.append(index + 1)
-            index = text.find("\n", index + 1)
-        self.starts = starts
-        self.max_row = len(starts) - 1
-        if text.isascii():  # a line's bytes are its characters: lengths from the starts
-            ends = [start - 1 for start in starts[1:]] + [len(text)]
-            self.costs = [max(1, (end - start) // 3) for start, end in zip(starts, ends)]
-        else:
-            self.costs = [max(1, nbytes(text[starts[row] : self.row_end(row)]) // 3) for row in range(len(starts))]
+        lines = text.split("\n")  # split, measured and summed in C
+        self.starts = list(accumulate(map((1).__add__, map(len, lines[:-1])), initial=0))
+        self.max_row = len(lines) - 1
+        self.costs = [size // 3 or 1 for size in map(len if text.isascii() else nbytes, lines)]
+        self.sums = list(accumulate(self.costs, initial=0))  # sums[k]: the cost of rows 0 to k - 1
 
     def row_of(self, offset: int) -> int:
         """The row whose start is ``offset``, else the one with the largest start below."""
@@ -105,16 +100,18 @@ class _Rows:
 
     def tokens(self, start: int, end: int) -> int:
         """Sum of the costs of rows ``start`` to ``end - 1``."""
-        return sum(self.costs[start:end])
+        return self.sums[end] - self.sums[start]
 
     def span(self, start_row: int, end_row: int) -> Range:
         return self.starts[start_row], self.row_end(end_row)
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=128)
 def _rows(text: str) -> _Rows:
     """The :class:`_Rows` of ``text``, made once: every format and range computation
-    of one example reads the same excerpt (read-only after it is made)."""
+    of one example reads the same excerpt (read-only after it is made), and so does
+    the parse of its answer, which comes back after the prompts of up to
+    ``--editpred-concurrency`` other examples were built."""
     return _Rows(text)
 
 
@@ -136,25 +133,55 @@ def _expand_symmetric(rows: _Rows, row: int, budget: int) -> tuple[int, int, int
     return start, end, budget
 
 
-def _step(rows: _Rows, start: int, end: int, budget: int, up: bool) -> tuple[int, int, int, bool]:
-    """One line up or down, only when it exists and fits."""
-    if up and start > 0 and rows.costs[start - 1] <= budget:
-        return start - 1, end, budget - rows.costs[start - 1], True
-    if not up and end < rows.max_row and rows.costs[end + 1] <= budget:
-        return start, end + 1, budget - rows.costs[end + 1], True
-    return start, end, budget, False
+def _most(fits: Callable[[int], bool], low: int, high: int) -> int:
+    """The largest ``k`` in ``[low, high]`` with ``fits(k)``, for a ``fits`` that is
+    true up to some point and false after it, and true at ``low``."""
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _expand_linewise(rows: _Rows, start: int, end: int, budget: int, prefer_up: bool) -> tuple[int, int, int]:
-    """§3.3 step 4: a line that does not fit is skipped; a round adding nothing stops."""
-    while budget > 0 and (start > 0 or end < rows.max_row):
-        start, end, budget, first = _step(rows, start, end, budget, prefer_up)
-        second = False
-        if budget > 0:
-            start, end, budget, second = _step(rows, start, end, budget, not prefer_up)
-        if not (first or second):
-            break
-    return start, end, budget
+    """§3.3 step 4: a line that does not fit is skipped; a round adding nothing stops.
+
+    Each round takes the next line the preferred way, then the next the other way,
+    each only when it exists and fits. Costs are positive and the budget only
+    shrinks, so a way that is blocked (or runs out) stays so: the rounds alternate
+    until the first line that does not fit, then the other way goes on alone until
+    its own first. Both points are found by bisection on the row costs' running
+    sums, not by walking the lines: a context budget of 8,192 tokens is thousands
+    of rows, and every format and trial asks for several budgets."""
+    sums = rows.sums
+
+    def up(k: int) -> int:  # the cost of the k rows above ``start``
+        return sums[start] - sums[start - k]
+
+    def down(k: int) -> int:  # the cost of the k rows below ``end``
+        return sums[end + 1 + k] - sums[end + 1]
+
+    first, second = (up, down) if prefer_up else (down, up)
+    n_first, n_second = (start, rows.max_row - end) if prefer_up else (rows.max_row - end, start)
+    # Check j (from 1) of the alternation asks for the first way's line (j + 1) // 2
+    # (j odd) or the second way's line j // 2 (j even): with it, the rows taken cost
+    # first((j + 1) // 2) + second(j // 2), which grows with j. There are checks
+    # until one way runs out.
+    checks = 2 * n_first if n_first <= n_second else 2 * n_second + 1
+
+    def passes(j: int) -> bool:
+        return j == 0 or first((j + 1) // 2) + second(j // 2) <= budget
+
+    taken = _most(passes, 0, checks)  # checks 1 .. taken passed
+    took_first, took_second = (taken + 1) // 2, taken // 2
+    if taken % 2 == 0:  # the first way is blocked or ran out: the second goes on alone
+        took_second = _most(lambda k: first(took_first) + second(k) <= budget, took_second, n_second)
+    else:  # the second way is: the first goes on alone
+        took_first = _most(lambda k: first(k) + second(took_second) <= budget, took_first, n_first)
+    taken_up, taken_down = (took_first, took_second) if prefer_up else (took_second, took_first)
+    return start - taken_up, end + taken_down, budget - up(taken_up) - down(taken_down)
 
 
 def _row_spans(rows: _Rows, syntax_ranges: tuple[Range, ...] | list[Range] | None) -> tuple[Range, ...]:
@@ -221,48 +248,54 @@ def _editable_and_context(
     rows: _Rows, cursor: int, nodes: tuple[Range, ...], editable_tokens: int, context_tokens: int
 ) -> tuple[Range, Range]:
     """§3.3 with ``nodes``, the syntax ranges as row spans (:func:`_row_spans`)."""
+    editable = _editable(rows, cursor, nodes, editable_tokens)
+    return editable, _context(rows, nodes, editable, context_tokens)
+
+
+def _editable(rows: _Rows, cursor: int, nodes: tuple[Range, ...], editable_tokens: int) -> Range:
+    """§3.3's editable range, steps 1-4."""
     initial = (editable_tokens * 3) // 4
     s0, e0, left = _expand_symmetric(rows, rows.row_of(cursor), initial)
     remaining = left + (editable_tokens - initial)
     start, end, remaining, _ = _walk_boundaries(rows, nodes, s0, e0, remaining)
     prefer_up = (s0 - start) <= (end - e0)
     start, end, _ = _expand_linewise(rows, start, end, remaining, prefer_up)
-    editable = rows.span(start, end)
+    return rows.span(start, end)
 
+
+def _context(rows: _Rows, nodes: tuple[Range, ...], editable: Range, context_tokens: int) -> Range:
+    """§3.3's context range around an editable range."""
     start, end = rows.row_of(editable[0]), rows.row_of(editable[1])
     start, end, _, adopted = _walk_boundaries(rows, nodes, start, end, context_tokens)
     if not adopted:
         start, end, _ = _expand_linewise(rows, start, end, context_tokens, True)
-    return editable, rows.span(start, end)
+    return rows.span(start, end)
 
 
 def compute_legacy_excerpt_ranges(
     excerpt: str, cursor: int, syntax_ranges: tuple[Range, ...] | list[Range] | None
 ) -> ExcerptRanges:
-    """§3.4: every precomputed pair, all optional fields set."""
-
+    """§3.4: every precomputed pair, all optional fields set. The editable range of
+    a budget does not depend on the context budget: each is computed once."""
     rows = _rows(excerpt)
     nodes = _row_spans(rows, syntax_ranges)
+    e150, e180, e350, e512 = (_editable(rows, cursor, nodes, budget) for budget in (150, 180, 350, 512))
 
-    def ranges(editable_tokens: int, context_tokens: int) -> tuple[Range, Range]:
-        return _editable_and_context(rows, cursor, nodes, editable_tokens, context_tokens)
+    def context(editable: Range, context_tokens: int) -> Range:
+        return _context(rows, nodes, editable, context_tokens)
 
-    e150, c150_350 = ranges(150, 350)
-    e180, c180_350 = ranges(180, 350)
-    e350, c350_150 = ranges(350, 150)
-    e512, _ = ranges(512, 0)
     return ExcerptRanges(
         editable_150=e150,
         editable_180=e180,
         editable_350=e350,
-        editable_150_context_350=c150_350,
-        editable_180_context_350=c180_350,
-        editable_350_context_150=c350_150,
+        editable_150_context_350=context(e150, 350),
+        editable_180_context_350=context(e180, 350),
+        editable_350_context_150=context(e350, 150),
         editable_512=e512,
-        editable_350_context_512=ranges(350, 512)[1],
-        editable_350_context_1024=ranges(350, 1024)[1],
-        context_4096=ranges(350, 4096)[1],
-        context_8192=ranges(350, 8192)[1],
+        editable_350_context_512=context(e350, 512),
+        editable_350_context_1024=context(e350, 1024),
+        context_4096=context(e350, 4096),
+        context_8192=context(e350, 8192),
     )
 
 

@@ -22,12 +22,11 @@ minutes).
 from __future__ import annotations
 
 import threading
-from bisect import bisect_right
-from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from .._text import nbytes
+from ._trees import parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -201,7 +200,14 @@ def _syntax_ancestor(root: Node, position: int) -> list[Node] | None:
 
 
 def syntax_ranges(
-    text: str, cursor: int, path: str, excerpt_start: int, excerpt_end: int, *, notes: list[str] | None = None
+    text: str,
+    cursor: int,
+    path: str,
+    excerpt_start: int,
+    excerpt_end: int,
+    *,
+    notes: list[str] | None = None,
+    base: str | None = None,
 ) -> tuple[Range, ...] | None:
     """§3.2: character ranges, relative to ``text[excerpt_start:excerpt_end]``, of every
     ancestor of the cursor (equal spans once), innermost first, clipped to the excerpt.
@@ -211,6 +217,10 @@ def syntax_ranges(
     cursor is found while walking it); ``()`` when the tree has no non-empty node at
     the cursor (an empty file). When a *bound* is the reason (Zed would have computed
     ranges), a sentence saying so is appended to ``notes``.
+
+    ``base``: the file version ``text`` was edited from (the buffer before the edit
+    history); its tree is parsed once and reused, and ``text``'s is reached from it
+    by an incremental parse (:mod:`._trees`). The ranges are the same either way.
     """
     why = why_no_syntax(text, path)
     if why is not None:
@@ -219,7 +229,9 @@ def syntax_ranges(
         return None
     name = language_for_path(path)
     assert name is not None
-    tree = _parser(name).parse(text.encode("utf-8"))
+    if base is not None and _over_size(base) is not None:
+        base = None
+    tree = parse(_parser(name), name, text, base)
     position = nbytes(text[:cursor])
     try:
         walk = _syntax_ancestor(tree.root_node, position)
@@ -233,18 +245,36 @@ def syntax_ranges(
     excerpt = text[excerpt_start:excerpt_end]
     start_b = nbytes(text[:excerpt_start])
     end_b = start_b + nbytes(excerpt)
-    # byte offset of every character start, for a non-ASCII excerpt
-    starts = None if excerpt.isascii() else [0, *accumulate(nbytes(char) for char in excerpt)]
 
-    result: list[Range] = []
-    last: Range | None = None
+    spans: list[Range] = []
     for node in reversed(walk or ()):  # innermost first, up to the root
         span = node.start_byte, node.end_byte
-        if span != last:
-            start = max(span[0] - start_b, 0)
-            end = max(min(span[1], end_b) - start_b, 0)
-            if starts is not None:
-                start, end = bisect_right(starts, start) - 1, bisect_right(starts, end) - 1
-            result.append((start, end))
-            last = span
-    return tuple(result)
+        if not spans or span != spans[-1]:
+            spans.append(span)
+    clipped = [(max(start - start_b, 0), max(min(end, end_b) - start_b, 0)) for start, end in spans]
+    if excerpt.isascii():
+        return tuple(clipped)
+    chars = char_indices(excerpt.encode("utf-8"), [offset for pair in clipped for offset in pair])
+    return tuple((chars[start], chars[end]) for start, end in clipped)
+
+
+# UTF-8 continuation bytes (10xxxxxx): every other byte starts a character.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def char_indices(data: bytes, offsets: list[int]) -> dict[int, int]:
+    """The index of the character each byte offset of UTF-8 ``data`` falls in (the
+    character it starts, or the one it is inside); ``len(data)`` maps to the number of
+    characters. One pass over the data for all the offsets, in C (``bytes.translate``
+    drops the continuation bytes of each stretch between two offsets): a tree at
+    :data:`MAX_SYNTAX_DEPTH` has thousands of offsets, and encoding every character
+    apart took longer than the parse."""
+    found: dict[int, int] = {}
+    starts = 0  # characters starting in data[:done]
+    done = 0
+    for offset in sorted(set(offsets)):
+        end = min(offset + 1, len(data))
+        starts += len(data[done:end].translate(None, _CONTINUATION))
+        done = end
+        found[offset] = starts - 1 if offset < len(data) else starts
+    return found

@@ -123,26 +123,38 @@ def window_for(
     lines_after: int = EDITABLE_LINES_AFTER,
     max_tokens: int = CONTEXT_TOKENS,
 ) -> Window:
-    """The context and editable region of ``request``'s cursor file."""
+    """The context and editable region of ``request``'s cursor file.
+
+    Only the rows of the region are walked (``find``/``rfind`` from the cursor): the
+    file around them is never split into lines."""
     text = request.text
     cursor = min(max(request.cursor.offset, 0), len(text))
     excerpt = compute_excerpt(text, cursor, max_tokens)
-    lines = text.split("\n")
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
     row = text.count("\n", 0, cursor)
     first = max(excerpt.start_row, row - max(lines_before, 0))
     last = min(excerpt.end_row, row + max(lines_after, 0))
-    if last > row and last == len(lines) - 1 and not lines[last]:
-        last -= 1  # the empty "row" after a final newline is not a line to rewrite
-    context_start = starts[excerpt.start_row]
+    region_start = text.rfind("\n", 0, cursor) + 1
+    for _ in range(row - first):
+        region_start = text.rfind("\n", 0, region_start - 1) + 1
+    line_start, region_end = region_start, _line_end(text, cursor)
+    for _ in range(last - row):
+        line_start = region_end + 1
+        region_end = _line_end(text, line_start)
+    if last > row and line_start == region_end == len(text):
+        region_end = line_start - 1  # the empty "row" after a final newline is not a line to rewrite
+    context_start = cursor - excerpt.cursor_offset
     return Window(
         path=request.cursor.path,
         text=text,
         context_start=context_start,
-        region_start=starts[first],
+        region_start=region_start,
         cursor=cursor,
-        region_end=starts[last] + len(lines[last]),
+        region_end=region_end,
         context_end=context_start + len(excerpt.text),
     )
+
+
+def _line_end(text: str, start: int) -> int:
+    """The end (the ``\\n`` or ``len``) of the row starting at ``start``."""
+    end = text.find("\n", start)
+    return len(text) if end < 0 else end

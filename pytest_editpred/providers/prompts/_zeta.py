@@ -13,12 +13,12 @@ step 6), no request is made and the item fails: Zed shows no prediction there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..._exceptions import ConfigError, PredictionError
 from ...scene import PredictionRequest
-from ._window import Answer, Window, window_for
+from ._window import Answer, Window
 
 if TYPE_CHECKING:
     from ...zeta import AnyFormat, ZetaInput
@@ -55,7 +55,10 @@ def zeta_stop_tokens(fmt: AnyFormat) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class ZetaWindow(Window):
-    """A :class:`Window` that also holds what the format's parser needs."""
+    """A :class:`Window` that also holds what the format's parser needs. Its context
+    is the cursor excerpt (§3.1), and so is its region: what the model may rewrite
+    inside it is the format's own business (an editable range, marked regions),
+    known to the format's parser."""
 
     format_name: str = ""
     prompt: str = ""
@@ -76,7 +79,6 @@ def zeta_window(request: PredictionRequest, fmt: AnyFormat) -> ZetaWindow:
     """
     from ...zeta import ZetaFormat, build_input, format_prompt, prefill
 
-    base = window_for(request)
     notes: list[str] = []
     zeta_input = build_input(request, notes=notes)
     prompt = format_prompt(zeta_input, fmt)
@@ -88,10 +90,17 @@ def zeta_window(request: PredictionRequest, fmt: AnyFormat) -> ZetaWindow:
             fix="Nothing to fix in the model: the example's context is too large for this format.",
         )
     head = prefill(zeta_input, fmt) if isinstance(fmt, ZetaFormat) else ""
-    start = max(0, min(request.cursor.offset, len(request.text))) - zeta_input.cursor_offset
-    values = {f.name: getattr(base, f.name) for f in fields(Window)}
+    cursor = max(0, min(request.cursor.offset, len(request.text)))
+    start = cursor - zeta_input.cursor_offset
+    end = start + len(zeta_input.cursor_excerpt)
     return ZetaWindow(
-        **values,
+        path=request.cursor.path,
+        text=request.text,
+        context_start=start,
+        region_start=start,
+        cursor=cursor,
+        region_end=end,
+        context_end=end,
         format_name=str(fmt),
         prompt=prompt,
         prefill=head,
