@@ -31,7 +31,7 @@ from pytest_editpred.example import Example, load_examples
 from pytest_editpred.scene import Cursor, PredictionRequest
 from pytest_editpred.zeta import ZetaFormat, build_input, format_prompt, prefill
 from pytest_editpred.zeta._syntax import _parser, syntax_ranges
-from pytest_editpred.zeta._trees import WHOLE_ON_ERROR, clear, parse, text_edit
+from pytest_editpred.zeta._trees import WHOLE_ON_ERROR, _bases, clear, parse, text_edit
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "evals" / "repos" / "src"
@@ -194,6 +194,7 @@ def test_prompts_are_the_same_with_and_without_the_base_tree(grammar: str) -> No
         clear()
         alone = build_input(_request(path, text, cursor, None))
         clear()
+        parse(_parser(grammar), grammar, base)  # the base seen before: reached incrementally
         reached = build_input(_request(path, text, cursor, base))
         assert reached == alone, f"case {case}"
         assert reached.syntax_ranges, f"case {case}: no syntax ranges, nothing compared"
@@ -231,6 +232,19 @@ def test_text_edit_turns_the_old_bytes_into_the_new(old: str, new: str) -> None:
         assert b[start:new_end] or a[start:old_end]  # the edit is not empty
 
 
+def test_a_base_is_parsed_only_when_a_second_buffer_comes_from_it() -> None:
+    # Most corpora hold one example per file version: the first buffer is parsed
+    # whole and its base is not; a second buffer of the same base parses it.
+    base = _files("python")[0]
+    first, second = base.replace("import ", "import  ", 1), base.replace("def ", "def  ", 1)
+    parser = _parser("python")
+    clear()
+    parse(parser, "python", first, base)
+    assert _bases.get("python", base) is None
+    parse(parser, "python", second, base)
+    assert _bases.get("python", base) is not None
+
+
 def test_a_trial_reuses_the_buffers_tree() -> None:
     # The same buffer twice (two trials of one example): one tree.
     base = _files("python")[0]
@@ -238,3 +252,18 @@ def test_a_trial_reuses_the_buffers_tree() -> None:
     parser = _parser("python")
     clear()
     assert parse(parser, "python", text, base) is parse(parser, "python", text, base)
+
+
+def test_a_trials_prompt_input_reuses_the_first_trials_cursor_parts() -> None:
+    # The excerpt, syntax ranges and legacy ranges of one text and cursor are made
+    # once; the next trial (a request built anew, equal texts) reads them back.
+    from pytest_editpred.zeta._build import _cursor_parts
+
+    base = _files("python")[1]
+    text = base.replace("import ", "import  ", 1)
+    first = _request("src/a.py", text, 500, base)
+    again = _request("src/a.py", "".join(text), 500, base)  # another object, same text
+    built = build_input(first)
+    hits = _cursor_parts.cache_info().hits
+    assert build_input(again) == built
+    assert _cursor_parts.cache_info().hits == hits + 1

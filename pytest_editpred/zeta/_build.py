@@ -9,11 +9,12 @@ Nothing here reads the disk: only the request's buffers are used.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..scene import hunks
 from ._excerpt import cursor_excerpt, fixed_line_window_around_cursor
-from ._input import Diagnostic, Event, RelatedExcerpt, RelatedFile, ZetaInput
+from ._input import Diagnostic, Event, ExcerptRanges, RelatedExcerpt, RelatedFile, ZetaInput
 from ._ranges import compute_legacy_excerpt_ranges
 from ._syntax import syntax_ranges
 
@@ -75,6 +76,22 @@ def retrieved_files(files: Iterable[RetrievedFile]) -> tuple[RelatedFile, ...]:
     )
 
 
+@lru_cache(maxsize=16)  # trials of an example run side by side; texts can be big
+def _cursor_parts(
+    text: str, cursor: int, path: str, base: str | None
+) -> tuple[str, int, int, tuple[tuple[int, int], ...], ExcerptRanges, tuple[str, ...]]:
+    """The cursor file's part of a :class:`ZetaInput`: the excerpt (§3.1), its offset
+    and first row, the syntax ranges (§3.2; ``()`` without them), the legacy ranges
+    (§3.4) and the notes of a bound. A pure function of the text and the cursor, made
+    once for the trials of an example (each trial's request is built anew)."""
+    excerpt, offset, start_row = cursor_excerpt(text, cursor)
+    start = cursor - offset
+    notes: list[str] = []
+    found = syntax_ranges(text, cursor, path, start, start + len(excerpt), notes=notes, base=base)
+    syntax = () if found is None else found
+    return excerpt, offset, start_row, syntax, compute_legacy_excerpt_ranges(excerpt, offset, syntax), tuple(notes)
+
+
 def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -> ZetaInput:
     """The Zeta input for ``request``; diagnostics only where the example carries them
     (an ``ep`` JSON example's ``prompt_inputs.active_buffer_diagnostics``: there is no
@@ -94,12 +111,12 @@ def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -
     """
     text = request.text
     cursor = max(0, min(request.cursor.offset, len(text)))
-    excerpt, offset, start_row = cursor_excerpt(text, cursor)
-    start = cursor - offset
     path = request.cursor.path
-    base = request.base_texts.get(path)
-    found = syntax_ranges(text, cursor, path, start, start + len(excerpt), notes=notes, base=base)
-    syntax = () if found is None else found
+    excerpt, offset, start_row, syntax, ranges, found_notes = _cursor_parts(
+        text, cursor, path, request.base_texts.get(path)
+    )
+    if notes is not None:
+        notes.extend(found_notes)
     recent = (*request.recently_viewed_files, *request.recently_opened_files)
     retrieved = request.example.related_files
     return ZetaInput(
@@ -112,6 +129,6 @@ def build_input(request: PredictionRequest, *, notes: list[str] | None = None) -
         diagnostics=tuple(
             Diagnostic(d.severity, d.message, d.snippet, d.start_row, d.end_row) for d in request.example.diagnostics
         ),
-        excerpt_ranges=compute_legacy_excerpt_ranges(excerpt, offset, syntax),
+        excerpt_ranges=ranges,
         syntax_ranges=syntax,
     )
