@@ -267,3 +267,19 @@ def test_a_trials_prompt_input_reuses_the_first_trials_cursor_parts() -> None:
     hits = _cursor_parts.cache_info().hits
     assert build_input(again) == built
     assert _cursor_parts.cache_info().hits == hits + 1
+
+
+def test_a_base_over_the_parse_limit_is_not_parsed() -> None:
+    # The buffer was cut down from a file too big to parse: the buffer is parsed
+    # alone, and its ranges are a full parse's.
+    from pytest_editpred.zeta._syntax import MAX_PARSE_BYTES
+
+    text = _files("python")[0]
+    base = text + "#" * MAX_PARSE_BYTES
+    clear()
+    expected = syntax_ranges(text, 1000, "src/a.py", 0, len(text))
+    clear()
+    assert syntax_ranges(text, 1000, "src/a.py", 0, len(text), base=base) == expected
+    other = text.replace("import ", "import  ", 1)  # a second buffer of that base
+    syntax_ranges(other, 1000, "src/a.py", 0, len(other), base=base)
+    assert _bases.get("python", base) is None
