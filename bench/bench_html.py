@@ -9,7 +9,8 @@ its card drawn).
     python bench/bench_html.py [--items 10000] [--lines 2000] [--keep report.html] [--no-browser]
 
 ``--no-browser`` stops after the Python side: the run's summary (``summary_of`` and
-the terminal's lines, with their intervals) and the page's build, timed apart.
+the terminal's lines, with their intervals) and the page's build, timed apart, and
+the page's size.
 
 Targets: first paint under 2 s, filtering under 200 ms.
 """
@@ -190,6 +191,7 @@ def main() -> int:
         f"page built in {rendered:.2f} s: {summarised + rendered:.2f} s together"
     )
     if chromium is None:
+        print(f"page: {len(page.encode('utf-8')) / 1e6:.1f} MB")
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(args.keep or Path(tmp) / "report.html")

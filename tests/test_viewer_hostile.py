@@ -275,6 +275,43 @@ def test_the_page_data_takes_fields_of_any_type() -> None:
     assert detail["usage"] == {"prompt_tokens": '{"deep": [1]}', "x": None}
 
 
+class Score(float):
+    """A float of another type, as a record read by another tool might hold."""
+
+
+def test_metrics_of_every_kind_become_finite_numbers_bools_or_null() -> None:
+    """The page's fast paths (a plain float or int first) give what the general ones
+    do: finite numbers as floats, bools and null kept, anything else left out (null
+    in the list's columns)."""
+    metrics = {
+        "delta_chr_f": Score(12.5),
+        "kept_rate": float("inf"),
+        "recall_rate": float("nan"),
+        "braces_disbalance": 10**400,
+        "inserted_tokens": 3,
+        "deleted_tokens": "4",
+        "reversal_ratio": -0.0,
+        "cursor_exact_match": True,
+        "cursor_distance": None,
+        "exact_lines_tp": 1,
+        "exact_lines_fp": 0,
+        "exact_lines_fn": 1,
+    }
+    index, details = page_data([record("odd", "failed", "new", metrics=metrics)])
+    json.dumps([index, details], allow_nan=False)
+    shown = details[0]["metrics"]
+    assert shown["delta_chr_f"] == 12.5 and type(shown["delta_chr_f"]) is float
+    assert shown["inserted_tokens"] == 3.0 and type(shown["inserted_tokens"]) is float
+    assert shown["reversal_ratio"] == 0.0 and shown["cursor_exact_match"] is True and shown["cursor_distance"] is None
+    assert shown["exact_lines_f1"] == pytest.approx(2 / 3)
+    for gone in ("kept_rate", "recall_rate", "braces_disbalance", "deleted_tokens"):
+        assert gone not in shown, gone
+    names = [m["name"] for m in index["metrics"]]
+    listed = dict(zip(names, index["items"][0][9]))
+    assert listed["delta_chr_f"] == 12.5 and listed["kept_rate"] is None and listed["braces_disbalance"] is None
+    assert listed["inserted_tokens"] == 3.0 and listed["cursor_exact_match"] is True
+
+
 # --------------------------------------------------------------------------- Chromium
 
 

@@ -78,6 +78,11 @@ __all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_html", "summary_of",
 
 CHUNK = 200
 COMPRESS_ABOVE = 4_000_000  # characters of detail JSON; above, the chunks are gzipped
+#: zlib's level for the chunks. Level 6 (zlib's default) makes them 7 % smaller for
+#: twice the work: 2.9 s of CPU for a 10,000-item page against 1.3 s, and on two cores
+#: the build would wait for it; at 5 the chunks are compressed on another core while
+#: the next ones are made, and the page is built in the time of making them.
+COMPRESS_LEVEL = 5
 PAGE_TEXT_CHARS = 4_000  # of a prompt or a raw answer, in the page (the JSONL keeps more)
 OUTCOMES = ("error", "failed", "passed", "skipped")
 
@@ -138,6 +143,14 @@ def _gc_paused() -> Iterator[None]:
 
 def _number(value: object) -> float | None:
     """A finite float, or None (for anything else: an int too big for a float too)."""
+    kind = type(value)
+    if kind is float:  # the common cases first: half a million calls for 10,000 items
+        return cast(float, value) if math.isfinite(cast(float, value)) else None
+    if kind is int:
+        try:
+            return float(cast(int, value))  # finite, or too big
+        except OverflowError:
+            return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     try:
@@ -339,8 +352,18 @@ def _scalar(value: object) -> str | int | float | bool | None:
     return _text(value, 200)
 
 
+_SCALARS = frozenset({float, int, bool, type(None), str})
+
+
+def _nested(value: object) -> bool:
+    """A mapping or a list: a metric the page does not take as it is."""
+    return isinstance(value, (Mapping, list))
+
+
 def _metric(value: object) -> int | float | bool | None:
     """A metric as the page takes it: a bool, a finite number, or None."""
+    if type(value) is float:  # :func:`_number`'s common case, without the call
+        return value if math.isfinite(value) else None
     return value if value is None or isinstance(value, bool) else _number(value)
 
 
@@ -366,9 +389,14 @@ def _readable(record: Mapping[str, Any]) -> Record:
     metrics: dict[str, Any] = {}
     if isinstance(given, Mapping):
         for key, value in given.items():
-            if value is None or isinstance(value, (bool, Mapping)):
-                metrics[str(key)] = value
-            elif isinstance(value, (int, float)) and _number(value) is not None:
+            kind = type(value)
+            if kind is float or kind is int:  # the common cases first: ABC checks cost 0.1 s
+                keep = _number(value) is not None
+            elif value is None or isinstance(value, (bool, Mapping)):
+                keep = True
+            else:
+                keep = isinstance(value, (int, float)) and _number(value) is not None
+            if keep:
                 metrics[str(key)] = value
     return cast(Record, {**record, "metrics": metrics})
 
@@ -401,7 +429,7 @@ def _detail(record: Record) -> dict[str, Any]:
         "notes": [_text(n, 2_000) for n in _items(record.get("notes"))],
         "best": _whole(record.get("best_candidate")),
         "matched": _whole(record.get("matched_candidate")),
-        "metrics": {k: _metric(v) for k, v in _metrics(record).items() if not isinstance(v, (Mapping, list))},
+        "metrics": {k: _metric(v) for k, v in _metrics(record).items() if type(v) in _SCALARS or not _nested(v)},
         "prompt": (
             clip(prompt_text(clip_prompt(prompt, PAGE_TEXT_CHARS)), PAGE_TEXT_CHARS) if prompt is not None else None
         ),
@@ -423,7 +451,8 @@ def _detail(record: Record) -> dict[str, Any]:
 
 def _pack(text: str) -> str:
     """A chunk's JSON as gzip + base64."""
-    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: a gzip stream, as DecompressionStream reads it
+    # wbits 31: a gzip stream, as DecompressionStream reads it.
+    compressor = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, 31)
     return base64.b64encode(compressor.compress(text.encode("utf-8")) + compressor.flush()).decode("ascii")
 
 
