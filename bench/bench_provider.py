@@ -51,6 +51,16 @@ completes the line (``value_N = compute_N()``). The repository is mapped with
    server saw at once; then the same without the start-up (the one-example runs
    of part 1 over every format but ``oracle``) and per example.
 
+3. **Where one example's time goes** (``--breakdown``), for ``zeta2.1`` and
+   ``oracle``, in this process with the server in another one (a forked copy), the
+   process's CPU time per example after every file version was seen twice (so the
+   syntax trees are at the cost the run reaches once warm): building the scene;
+   the prompt (the provider's ``window``: ZetaInput, syntax tree, regions, prompt);
+   the request and reading the answer (``complete`` minus the prompt); judging the
+   answer (a wrong one for ``zeta2.1``, the expected one for ``oracle``). What is
+   left of part 1's figure is pytest's item protocol, the reports and the garbage
+   collector.
+
 ``--profile FORMAT`` instead profiles one run of FORMAT's pytest child: a cProfile
 in every thread (the completions run in the engine's thread, which ``-m cProfile``
 does not see), timed by each thread's CPU time so that waiting for the GIL or a
@@ -374,6 +384,76 @@ def provider_args(fmt: str, server: Server, concurrency: int | None = None) -> l
     ]  # fmt: skip
 
 
+def _serve(queue: Any) -> None:
+    """A forked :class:`Server` for ``zeta2.1`` that lives until it is terminated."""
+    server = Server()
+    queue.put(server.url)
+    threading.Event().wait()
+
+
+def breakdown(folder: Path, repo: Path) -> None:
+    """Part 3 (see the module's docstring)."""
+    import asyncio
+    import multiprocessing
+
+    from pytest_editpred import Settings
+    from pytest_editpred.example import load_examples
+    from pytest_editpred.judge import Prediction, expected_candidates, judge
+    from pytest_editpred.providers import get_provider
+    from pytest_editpred.providers.prompts import zeta_format, zeta_window
+    from pytest_editpred.scene import RepositoryCache, build_scene
+
+    queue: Any = multiprocessing.get_context("fork").Queue()
+    child = multiprocessing.get_context("fork").Process(target=_serve, args=(queue,), daemon=True)
+    child.start()
+    try:
+        url = queue.get(timeout=30)
+        cache = RepositoryCache(Path(tempfile.mkdtemp(prefix="bench-breakdown-")), {URL: repo}, offline=True)
+        examples = [e for path in sorted(folder.glob("*.md")) for e in load_examples(path)]
+        fmt = zeta_format("zeta2.1", None)
+        settings = Settings(provider="openai", base_url=url, model="bench", prompt_format="zeta2.1", cache_mode="off")
+        complete = get_provider("openai")(settings)
+
+        def cpu(step: Any, items: list[Any]) -> tuple[float, list[Any]]:
+            start = time.process_time()
+            out = [step(item) for item in items]
+            return (time.process_time() - start) / len(items) * 1000, out
+
+        scene_ms, scenes = cpu(lambda example: build_scene(example, cache), examples)
+        requests = [scene.request() for scene in scenes]
+        for _ in range(2):  # every file version seen twice: its tree is parsed, as a warm run's
+            for request in requests:
+                zeta_window(request, fmt)
+        prompt_ms, _ = cpu(lambda request: zeta_window(request, fmt), requests)
+
+        async def ask_all() -> list[Any]:  # one loop, one request at a time, as an engine thread
+            return [await complete(request) for request in requests]
+
+        start = time.process_time()
+        predictions = asyncio.run(ask_all())
+        complete_ms = (time.process_time() - start) / len(requests) * 1000
+        candidates = [expected_candidates(s.buffers, s.example.expected(), s.open_file, s.cursor.path) for s in scenes]
+
+        def judged(pair: tuple[Any, Any, Any]) -> Any:
+            scene, found, prediction = pair
+            return judge(
+                scene.buffers, (scene.cursor.path, scene.cursor.offset), found, prediction,
+                open_file=scene.open_file, events=scene.events,
+            )  # fmt: skip
+
+        wrong_ms, verdicts = cpu(judged, list(zip(scenes, candidates, predictions)))
+        right = [Prediction(text=found[0].buffers[s.cursor.path], cursor=found[0].cursor[1] if found[0].cursor else None)
+                 for s, found in zip(scenes, candidates)]  # fmt: skip
+        right_ms, right_verdicts = cpu(judged, list(zip(scenes, candidates, right)))
+        print(f"\n3. where one example's time goes (this process's CPU, ms per example, {len(examples)} examples):")
+        print(f"   scene {scene_ms:.2f} (both); zeta2.1: prompt {prompt_ms:.2f}, request and answer"
+              f" {complete_ms - prompt_ms:.2f}, judging its wrong answer {wrong_ms:.2f}"
+              f" ({sum(not v.passed for v in verdicts)} failed); oracle: judging the right answer {right_ms:.2f}"
+              f" ({sum(v.passed for v in right_verdicts)} passed)")  # fmt: skip
+    finally:
+        child.terminate()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=200, help="examples per format run (default 200)")
@@ -395,6 +475,7 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="40 examples, 200 in the latency run")
     parser.add_argument("--skip-latency", action="store_true", help="no latency run")
+    parser.add_argument("--breakdown", action="store_true", help="also part 3: where one example's time goes")
     parser.add_argument(
         "--profile", metavar="FORMAT", help="only profile one run of FORMAT (cProfile of every thread's CPU time)"
     )
@@ -481,6 +562,8 @@ def main() -> None:
                 f" {per_cpu * 1000:>7.1f}ms {per_cpu / base[1]:>8.1f}x {requests[fmt]:>8}  {outcomes[fmt]}"
             )
 
+        if args.breakdown:
+            breakdown(many, repo)
         if args.skip_latency:
             return
         latency_folder = work / "latency"
