@@ -257,16 +257,16 @@ def test_a_trial_reuses_the_buffers_tree() -> None:
 def test_a_trials_prompt_input_reuses_the_first_trials_cursor_parts() -> None:
     # The excerpt, syntax ranges and legacy ranges of one text and cursor are made
     # once; the next trial (a request built anew, equal texts) reads them back.
-    from pytest_editpred.zeta._build import _cursor_parts
+    from pytest_editpred.zeta._build import _cached_cursor_parts
 
     base = _files("python")[1]
     text = base.replace("import ", "import  ", 1)
     first = _request("src/a.py", text, 500, base)
     again = _request("src/a.py", "".join(text), 500, base)  # another object, same text
     built = build_input(first)
-    hits = _cursor_parts.cache_info().hits
+    hits = _cached_cursor_parts.cache_info().hits
     assert build_input(again) == built
-    assert _cursor_parts.cache_info().hits == hits + 1
+    assert _cached_cursor_parts.cache_info().hits == hits + 1
 
 
 def test_a_base_over_the_parse_limit_is_not_parsed() -> None:

@@ -76,14 +76,29 @@ def retrieved_files(files: Iterable[RetrievedFile]) -> tuple[RelatedFile, ...]:
     )
 
 
-@lru_cache(maxsize=16)  # trials of an example run side by side; texts can be big
-def _cursor_parts(
-    text: str, cursor: int, path: str, base: str | None
-) -> tuple[str, int, int, tuple[tuple[int, int], ...], ExcerptRanges, tuple[str, ...]]:
+_CursorParts = tuple[str, int, int, tuple[tuple[int, int], ...], ExcerptRanges, tuple[str, ...]]
+
+# Texts up to this many characters (a buffer and its base) have their parts kept, 16
+# of them: the trials of an example run side by side. Bigger ones are made again.
+_CACHED_TEXT_CHARS = 4 * 1024 * 1024
+
+
+def _cursor_parts(text: str, cursor: int, path: str, base: str | None) -> _CursorParts:
     """The cursor file's part of a :class:`ZetaInput`: the excerpt (§3.1), its offset
     and first row, the syntax ranges (§3.2; ``()`` without them), the legacy ranges
     (§3.4) and the notes of a bound. A pure function of the text and the cursor, made
     once for the trials of an example (each trial's request is built anew)."""
+    if len(text) + len(base or "") > _CACHED_TEXT_CHARS:
+        return _make_cursor_parts(text, cursor, path, base)
+    return _cached_cursor_parts(text, cursor, path, base)
+
+
+@lru_cache(maxsize=16)
+def _cached_cursor_parts(text: str, cursor: int, path: str, base: str | None) -> _CursorParts:
+    return _make_cursor_parts(text, cursor, path, base)
+
+
+def _make_cursor_parts(text: str, cursor: int, path: str, base: str | None) -> _CursorParts:
     excerpt, offset, start_row = cursor_excerpt(text, cursor)
     start = cursor - offset
     notes: list[str] = []

@@ -106,12 +106,21 @@ class _Rows:
         return self.starts[start_row], self.row_end(end_row)
 
 
-@lru_cache(maxsize=128)
+# Excerpts up to this many characters are kept (128 of them: 32 MiB at most); a
+# longer one is a huge row or two, whose table is made again at little cost.
+_CACHED_ROWS_CHARS = 256 * 1024
+
+
 def _rows(text: str) -> _Rows:
     """The :class:`_Rows` of ``text``, made once: every format and range computation
     of one example reads the same excerpt (read-only after it is made), and so does
     the parse of its answer, which comes back after the prompts of up to
     ``--editpred-concurrency`` other examples were built."""
+    return _cached_rows(text) if len(text) <= _CACHED_ROWS_CHARS else _Rows(text)
+
+
+@lru_cache(maxsize=128)
+def _cached_rows(text: str) -> _Rows:
     return _Rows(text)
 
 

@@ -254,7 +254,7 @@ def syntax_ranges(
     clipped = [(max(start - start_b, 0), max(min(end, end_b) - start_b, 0)) for start, end in spans]
     if excerpt.isascii():
         return tuple(clipped)
-    chars = char_indices(excerpt.encode("utf-8"), [offset for pair in clipped for offset in pair])
+    chars = _char_indices(excerpt.encode("utf-8"), [offset for pair in clipped for offset in pair])
     return tuple((chars[start], chars[end]) for start, end in clipped)
 
 
@@ -262,7 +262,7 @@ def syntax_ranges(
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
 
-def char_indices(data: bytes, offsets: list[int]) -> dict[int, int]:
+def _char_indices(data: bytes, offsets: list[int]) -> dict[int, int]:
     """The index of the character each byte offset of UTF-8 ``data`` falls in (the
     character it starts, or the one it is inside); ``len(data)`` maps to the number of
     characters. One pass over the data for all the offsets, in C (``bytes.translate``
