@@ -209,16 +209,8 @@ def parse(parser: Parser, name: str, text: str, base: str | None = None) -> Tree
     if base_tree is None:
         base_tree = parser.parse(old)
         _bases.put(name, base, base_tree)
-    start, old_end, new_end, start_point, old_end_point, new_end_point = text_edit(old, data)
     edited = base_tree.copy()
-    edited.edit(
-        start_byte=start,
-        old_end_byte=old_end,
-        new_end_byte=new_end,
-        start_point=start_point,
-        old_end_point=old_end_point,
-        new_end_point=new_end_point,
-    )
+    edited.edit(*text_edit(old, data))
     tree = parser.parse(data, old_tree=edited)
     if name in WHOLE_ON_ERROR and tree.root_node.has_error:  # error recovery may differ
         tree = parser.parse(data)
