@@ -30,7 +30,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["Prefetcher", "call_once"]
+__all__ = ["Prefetcher", "call_once", "close_on_completion_loop"]
 
 K = TypeVar("K", bound=Hashable)
 R = TypeVar("R")
@@ -350,6 +350,33 @@ def _completion_loop() -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
             thread.start()
             _loop_state = (loop, thread)
         return _loop_state
+
+
+def close_on_completion_loop(close: Callable[[], Awaitable[Any]], timeout: float = _DRAIN_SECONDS) -> None:
+    """Await ``close()`` on the completion loop, for at most ``timeout`` seconds.
+
+    What a provider opened there (keep-alive connections) belongs to that loop, which
+    runs as long as the process: closed nowhere else, it would wait for the garbage
+    collector, which warns of every stream left open, and a process running several
+    sessions (an IDE, pytester) would hold the sockets meanwhile. Never raises, never
+    hangs; without a running loop there is nothing to close.
+    """
+    with _loop_lock:
+        state = _loop_state
+    if state is None or not state[1].is_alive() or threading.current_thread() is state[1]:
+        return
+    done = asyncio.run_coroutine_threadsafe(_closing(close), state[0])
+    try:
+        done.result(timeout)
+    except concurrent.futures.TimeoutError:
+        done.cancel()
+
+
+async def _closing(close: Callable[[], Awaitable[Any]]) -> None:
+    try:
+        await close()
+    except Exception:  # noqa: BLE001  (closing is best effort: the session is over)
+        pass
 
 
 def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:

@@ -213,3 +213,36 @@ def test_the_prompt_and_the_raw_answer_are_recorded_and_shown_within_their_limit
     assert "editpred raw output" in output
     assert f"[... {len(huge) - SHOWN_CHARS:,} characters not shown ...]" in output
     assert "x" * (SHOWN_CHARS + 1) not in output
+
+
+def _established_to(port: int) -> int:
+    """This machine's client sockets connected to ``port`` (/proc/net/tcp, state 01)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "01" and int(fields[2].rsplit(":", 1)[1], 16) == port:
+                count += 1
+    return count
+
+
+def test_the_providers_connections_are_closed_when_the_session_ends(project: Project, llm_server: LLMServer) -> None:
+    # An in-process session (an IDE's, pytester's) leaves no keep-alive connection
+    # open behind it: they were opened on the process-wide completion loop, and the
+    # session's end closes them there, not the garbage collector later.
+    for name in ("sub", "sub2", "sub3"):
+        project.example(f"calc--{name}", SUB)
+    llm_server.answer(RIGHT)
+    port = int(llm_server.url.rsplit(":", 1)[1])
+    result = project.pytester.runpytest_inprocess(
+        *fim_args(llm_server, "--editpred-cache=off", "--editpred-concurrency=3")
+    )
+    result.assert_outcomes(passed=3)
+    deadline = time.monotonic() + 5
+    while _established_to(port) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _established_to(port) == 0

@@ -284,6 +284,12 @@ class Run:
         self._prefetchers = []
         if self._cache is not None:
             self._cache.close()
+        # The provider's connections were opened on the completion loop: closed there.
+        aclose = getattr(getattr(self._provider, "__self__", None), "aclose", None)
+        if aclose is not None:
+            from .._engine import close_on_completion_loop
+
+            close_on_completion_loop(aclose)
 
     # ---------------------------------------------------------------- judging
 
