@@ -9,6 +9,7 @@ written once here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 __all__ = [
     "Change",
@@ -22,6 +23,7 @@ __all__ = [
 ]
 
 _BLOCK = 4096
+_Text = TypeVar("_Text", str, bytes)  # both sides of a comparison of one kind
 
 
 def nbytes(text: str) -> int:
@@ -68,10 +70,11 @@ def line_start(text: str, row: int) -> int | None:
     return position
 
 
-def common_prefix_length(a: str, b: str, known: int = 0) -> int:
+def common_prefix_length(a: _Text, b: _Text, known: int = 0) -> int:
     """The length of the common prefix: block by block, then a binary search in the
     first block that differs, so the copying is proportional to the prefix.
-    ``known``: the texts are known to agree on their first ``known`` characters."""
+    ``known``: the texts (or byte strings) are known to agree on their first ``known``
+    characters."""
     limit = min(len(a), len(b))
     at = min(known, limit)
     while at < limit:
@@ -91,7 +94,7 @@ def common_prefix_length(a: str, b: str, known: int = 0) -> int:
     return lo
 
 
-def common_suffix_length(a: str, b: str, limit: int, known: int = 0) -> int:
+def common_suffix_length(a: _Text, b: _Text, limit: int, known: int = 0) -> int:
     """The length of the common suffix, at most ``limit``; the texts are known to
     agree on their last ``known`` characters."""
     at = min(known, limit)

@@ -44,6 +44,8 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from .._text import common_prefix_length, common_suffix_length
+
 if TYPE_CHECKING:
     from tree_sitter import Parser, Tree
 
@@ -59,10 +61,6 @@ WHOLE_ON_ERROR = frozenset({"rust", "typescript", "tsx"})
 # Bases seen once (by the hash of grammar and text; a collision only makes a base
 # parsed one buffer early), so that only a base seen twice is parsed.
 _SEEN_LIMIT = 4096
-
-# Block size of the prefix/suffix search: a slice compare is a memcmp; the block
-# that differs is then bisected.
-_BLOCK = 4096
 
 Point = tuple[int, int]
 
@@ -121,48 +119,6 @@ def _first_sight(name: str, base: str) -> bool:
         return True
 
 
-def _common_prefix(a: bytes, b: bytes) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``."""
-    limit = min(len(a), len(b))
-    low = 0
-    while low < limit:
-        high = min(low + _BLOCK, limit)
-        if a[low:high] != b[low:high]:
-            break
-        low = high
-    else:
-        return limit
-    high = min(low + _BLOCK, limit)  # a[low:high] != b[low:high]; a[:low] == b[:low]
-    while high - low > 1:
-        middle = (low + high) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
-
-
-def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
-    """The length, at most ``limit``, of the longest common suffix of ``a`` and ``b``."""
-    size_a, size_b = len(a), len(b)
-    low = 0
-    while low < limit:
-        high = min(low + _BLOCK, limit)
-        if a[size_a - high : size_a - low] != b[size_b - high : size_b - low]:
-            break
-        low = high
-    else:
-        return limit
-    high = min(low + _BLOCK, limit)
-    while high - low > 1:
-        middle = (low + high) // 2
-        if a[size_a - middle : size_a - low] == b[size_b - middle : size_b - low]:
-            low = middle
-        else:
-            high = middle
-    return low
-
-
 def _point(data: bytes, offset: int) -> Point:
     """tree-sitter's point of a byte offset: (row, byte column)."""
     return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
@@ -172,10 +128,10 @@ def text_edit(old: bytes, new: bytes) -> tuple[int, int, int, Point, Point, Poin
     """The one edit turning UTF-8 ``old`` into ``new``, as ``Tree.edit`` takes it:
     ``(start_byte, old_end_byte, new_end_byte, start_point, old_end_point,
     new_end_point)``. Both ends fall on character boundaries."""
-    start = _common_prefix(old, new)
+    start = common_prefix_length(old, new)
     while start < len(old) and old[start] & 0xC0 == 0x80:
         start -= 1  # back to the start of the character the texts first differ in
-    suffix = _common_suffix(old, new, min(len(old), len(new)) - start)
+    suffix = common_suffix_length(old, new, min(len(old), len(new)) - start)
     while suffix and old[len(old) - suffix] & 0xC0 == 0x80:
         suffix -= 1  # forward to the start of a character
     old_end, new_end = len(old) - suffix, len(new) - suffix
