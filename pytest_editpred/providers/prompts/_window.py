@@ -133,10 +133,10 @@ def window_for(
     row = text.count("\n", 0, cursor)
     first = max(excerpt.start_row, row - max(lines_before, 0))
     last = min(excerpt.end_row, row + max(lines_after, 0))
-    region_start = text.rfind("\n", 0, cursor) + 1
+    line_start = region_start = text.rfind("\n", 0, cursor) + 1  # the cursor's row
     for _ in range(row - first):
         region_start = text.rfind("\n", 0, region_start - 1) + 1
-    line_start, region_end = region_start, _line_end(text, cursor)
+    region_end = _line_end(text, cursor)
     for _ in range(last - row):
         line_start = region_end + 1
         region_end = _line_end(text, line_start)
