@@ -352,12 +352,8 @@ def _scalar(value: object) -> str | int | float | bool | None:
     return _text(value, 200)
 
 
+# Metric types that are never a mapping or a list: no ABC check for them.
 _SCALARS = frozenset({float, int, bool, type(None), str})
-
-
-def _nested(value: object) -> bool:
-    """A mapping or a list: a metric the page does not take as it is."""
-    return isinstance(value, (Mapping, list))
 
 
 def _metric(value: object) -> int | float | bool | None:
@@ -395,7 +391,7 @@ def _readable(record: Mapping[str, Any]) -> Record:
             elif value is None or isinstance(value, (bool, Mapping)):
                 keep = True
             else:
-                keep = isinstance(value, (int, float)) and _number(value) is not None
+                keep = _number(value) is not None
             if keep:
                 metrics[str(key)] = value
     return cast(Record, {**record, "metrics": metrics})
@@ -429,7 +425,11 @@ def _detail(record: Record) -> dict[str, Any]:
         "notes": [_text(n, 2_000) for n in _items(record.get("notes"))],
         "best": _whole(record.get("best_candidate")),
         "matched": _whole(record.get("matched_candidate")),
-        "metrics": {k: _metric(v) for k, v in _metrics(record).items() if type(v) in _SCALARS or not _nested(v)},
+        "metrics": {
+            k: _metric(v)
+            for k, v in _metrics(record).items()
+            if type(v) in _SCALARS or not isinstance(v, (Mapping, list))
+        },
         "prompt": (
             clip(prompt_text(clip_prompt(prompt, PAGE_TEXT_CHARS)), PAGE_TEXT_CHARS) if prompt is not None else None
         ),
