@@ -53,9 +53,11 @@ completes the line (``value_N = compute_N()``). The repository is mapped with
 
 3. **Where one example's time goes** (``--breakdown``), for ``zeta2.1`` and
    ``oracle``, in this process with the server in another one (a forked copy), the
-   process's CPU time per example after every file version was seen twice (so the
-   syntax trees are at the cost the run reaches once warm): building the scene;
-   the prompt (the provider's ``window``: ZetaInput, syntax tree, regions, prompt);
+   process's CPU time per example: building the scene; the syntax trees alone, from
+   empty caches, as part 1's run meets them (each file version's first buffer parsed
+   whole, every other buffer incrementally; tree-sitter's share of part 1's figure);
+   then, after every file version was seen twice (so the syntax trees are at the
+   cost the run reaches once warm), the prompt (the provider's ``window``: ZetaInput, syntax tree, regions, prompt);
    the request and reading the answer (``complete`` minus the prompt); judging the
    answer (a wrong one for ``zeta2.1``, the expected one for ``oracle``). What is
    left of part 1's figure is pytest's item protocol, the reports and the garbage
@@ -402,6 +404,9 @@ def breakdown(folder: Path, repo: Path) -> None:
     from pytest_editpred.providers import get_provider
     from pytest_editpred.providers.prompts import zeta_format, zeta_window
     from pytest_editpred.scene import RepositoryCache, build_scene
+    from pytest_editpred.zeta import _trees as trees
+    from pytest_editpred.zeta._syntax import _parser
+    from pytest_editpred.zeta._trees import parse
 
     queue: Any = multiprocessing.get_context("fork").Queue()
     child = multiprocessing.get_context("fork").Process(target=_serve, args=(queue,), daemon=True)
@@ -421,6 +426,13 @@ def breakdown(folder: Path, repo: Path) -> None:
 
         scene_ms, scenes = cpu(lambda example: build_scene(example, cache), examples)
         requests = [scene.request() for scene in scenes]
+
+        def tree(request: Any) -> Any:
+            path = request.cursor.path
+            return parse(_parser("python"), "python", request.text, request.base_texts.get(path))
+
+        trees.clear()  # as part 1's run meets them: each version's first buffer whole, the rest incremental
+        parse_ms, _ = cpu(tree, requests)
         for _ in range(2):  # every file version seen twice: its tree is parsed, as a warm run's
             for request in requests:
                 zeta_window(request, fmt)
@@ -446,7 +458,9 @@ def breakdown(folder: Path, repo: Path) -> None:
                  for s, found in zip(scenes, candidates)]  # fmt: skip
         right_ms, right_verdicts = cpu(judged, list(zip(scenes, candidates, right)))
         print(f"\n3. where one example's time goes (this process's CPU, ms per example, {len(examples)} examples):")
-        print(f"   scene {scene_ms:.2f} (both); zeta2.1: prompt {prompt_ms:.2f}, request and answer"
+        print(f"   scene {scene_ms:.2f} (both); syntax trees as part 1's run meets them (each file version's"
+              f" first buffer parsed whole, the others incrementally) {parse_ms:.2f}; zeta2.1, with every tree"
+              f" made: prompt {prompt_ms:.2f}, request and answer"
               f" {complete_ms - prompt_ms:.2f}, judging its wrong answer {wrong_ms:.2f}"
               f" ({sum(not v.passed for v in verdicts)} failed); oracle: judging the right answer {right_ms:.2f}"
               f" ({sum(v.passed for v in right_verdicts)} passed)")  # fmt: skip

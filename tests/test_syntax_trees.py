@@ -149,6 +149,12 @@ def test_incremental_trees_and_ranges_are_a_full_parses(grammar: str) -> None:
         parse(parser, grammar, base)
         got = syntax_ranges(text, cursor, path, 0, len(text), base=base)
         assert got == expected, f"case {case}"
+        # The base reached backwards from a first buffer, then a second buffer from it.
+        first, _ = _history(base, grammar, rng)
+        clear()
+        parse(parser, grammar, first, base)  # first sight: parsed whole
+        assert _shape(parse(parser, grammar, text, base)) == _shape(full), f"case {case}, after a first buffer"
+        assert _shape(_bases.get(grammar, base)) == _shape(parser.parse(base.encode())), f"case {case}, the base"
         if full.root_node.has_error:
             broken += 1
         else:
@@ -232,17 +238,36 @@ def test_text_edit_turns_the_old_bytes_into_the_new(old: str, new: str) -> None:
         assert b[start:new_end] or a[start:old_end]  # the edit is not empty
 
 
-def test_a_base_is_parsed_only_when_a_second_buffer_comes_from_it() -> None:
+class _Recorder:
+    """A real parser that notes, for every parse, whether it was incremental."""
+
+    def __init__(self, parser: Any) -> None:
+        self.parser, self.calls = parser, []
+
+    def parse(self, data: bytes, old_tree: Any = None) -> Any:
+        self.calls.append(("incremental" if old_tree is not None else "whole", data))
+        return self.parser.parse(data, old_tree=old_tree) if old_tree is not None else self.parser.parse(data)
+
+
+def test_a_file_version_is_parsed_whole_once_however_many_buffers_come_from_it() -> None:
     # Most corpora hold one example per file version: the first buffer is parsed
-    # whole and its base is not; a second buffer of the same base parses it.
+    # whole and its base is not; a second buffer reaches the base from the first
+    # one's tree, and itself from the base's: no second full parse.
     base = _files("python")[0]
-    first, second = base.replace("import ", "import  ", 1), base.replace("def ", "def  ", 1)
-    parser = _parser("python")
+    first, second, third = (base.replace(word, word + " ", 1) for word in ("import ", "def ", "class "))
+    recorder = _Recorder(_parser("python"))
     clear()
-    parse(parser, "python", first, base)
+    parse(recorder, "python", first, base)  # type: ignore[arg-type]
     assert _bases.get("python", base) is None
-    parse(parser, "python", second, base)
+    parse(recorder, "python", second, base)  # type: ignore[arg-type]
+    parse(recorder, "python", third, base)  # type: ignore[arg-type]
     assert _bases.get("python", base) is not None
+    assert recorder.calls == [
+        ("whole", first.encode()),
+        ("incremental", base.encode()),
+        ("incremental", second.encode()),
+        ("incremental", third.encode()),
+    ]
 
 
 def test_a_trial_reuses_the_buffers_tree() -> None:

@@ -60,9 +60,8 @@ def _view(text: str, offset: int | None, row: int) -> str:
     from ..judge import draw_cursor
 
     drawn = draw_cursor(text, offset)
-    lines = drawn.split("\n")
-    start = max(row - VIEW_LINES, 0)
-    return "\n".join(lines[start : row + VIEW_LINES + 1])
+    lines = drawn.split("\n", row + VIEW_LINES + 1)[: row + VIEW_LINES + 1]  # not the rest of the file
+    return "\n".join(lines[max(row - VIEW_LINES, 0) :])
 
 
 def _views(prepared: Prepared) -> tuple[CursorView | None, CursorView | None]:
@@ -105,8 +104,9 @@ def _model_texts(
 
 
 def _wants_views(config: pytest.Config) -> bool:
-    """The HTML viewer's diffs cost a few ms an item: only for a run writing a page or a
-    JSONL report (which ``editpred-report --html`` turns into one later)."""
+    """The HTML viewer's diffs and cursor windows cost a few ms an item: only for a run
+    writing a page or a JSONL report (which ``editpred-report --html`` turns into one
+    later)."""
     return bool(options.get(config, "html") or options.get(config, "report"))
 
 
@@ -181,7 +181,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
             record["diff"] = edit_view(prepared.scene, verdict)
         if verdict.predicted_cursor is not None:
             record["predicted_cursor"] = {"path": verdict.predicted_cursor[0], "offset": verdict.predicted_cursor[1]}
-        if prepared is not None and record["outcome"] != "passed":
+        if prepared is not None and record["outcome"] != "passed" and _wants_views(item.config):
             record["expected_view"], record["predicted_view"] = _views(prepared)
     elif prepared is not None and prepared.candidates and _wants_views(item.config):
         # Not judged (the answer could not be used, or a context-only run): the

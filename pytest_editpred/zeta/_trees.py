@@ -9,11 +9,14 @@ one, edited where the two texts differ and re-parsed by tree-sitter's incrementa
 parser, which re-reads only around the edit. A buffer's own tree is kept too, for
 the trials of its example.
 
-A base is parsed only the second time a buffer is made from it: the first buffer of
-a file version is parsed whole, as it was before, since most corpora (Zed's own,
+A base is never parsed on its own account the first time a buffer is made from
+it: that buffer is parsed whole, as it was before, since most corpora (Zed's own,
 or one cut from a repository's commits) hold one example per file version, and
-parsing the base as well would double their cost. From the second buffer on, each
-costs an incremental parse (0.2-0.5 ms on a 1,000-line Python file with a valid
+parsing the base as well would double their cost. When a second buffer comes from
+the same base, the base's tree is reached from the first buffer's, backwards, by
+the same incremental parse, and the second buffer's from the base's. So a file
+version costs one full parse however many examples it has, and every further
+buffer an incremental parse (0.2-0.5 ms on a 1,000-line Python file with a valid
 edit, 0.5-2 ms with a syntax error, against 2-3 ms for a full parse).
 
 One edit covers every change: the bytes between the texts' common prefix and common
@@ -31,9 +34,11 @@ histories of real-size files of every grammar, valid and broken, that the trees 
 the syntax ranges are a full parse's, and keeps one TypeScript history that differs.
 
 Bounded: :data:`MAX_BASE_BYTES` of base texts (a tree holds about 20 bytes of memory
-per byte of text, so 8 MiB of text keeps at most ~160 MB of trees), and as many
-bytes of buffers in at most :data:`MAX_EDITED` trees (which mostly share their
-nodes with their base's), least recently used first out. Trees are shared between
+per byte of text, so 8 MiB of text keeps at most ~160 MB of trees), as many bytes
+of buffers in at most :data:`MAX_EDITED` trees (which mostly share their nodes with
+their base's), and as many bytes of first buffers waiting for a second one (mostly
+the same trees as the buffers'), least recently used first out; a first buffer
+dropped only means its base is parsed whole. Trees are shared between
 threads: a tree is never edited in place, only a copy of it (``Tree.copy`` shares
 the nodes).
 """
@@ -42,7 +47,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .._text import common_prefix_length, common_suffix_length
 
@@ -63,30 +68,39 @@ WHOLE_ON_ERROR = frozenset({"rust", "typescript", "tsx"})
 _SEEN_LIMIT = 4096
 
 Point = tuple[int, int]
+V = TypeVar("V")
 
 
-class _Cache:
-    """Trees by (grammar, text), least recently used first out, thread-safe."""
+class _Cache(Generic[V]):
+    """Values by (grammar, text), least recently used first out, thread-safe; the
+    bytes counted are the texts'."""
 
     def __init__(self, *, max_bytes: int | None = None, max_items: int | None = None) -> None:
-        self._items: OrderedDict[tuple[str, str], Tree] = OrderedDict()
+        self._items: OrderedDict[tuple[str, str], V] = OrderedDict()
         self._bytes = 0
         self._max_bytes = max_bytes
         self._max_items = max_items
         self._lock = threading.Lock()
 
-    def get(self, name: str, text: str) -> Tree | None:
+    def get(self, name: str, text: str) -> V | None:
         with self._lock:
-            tree = self._items.get((name, text))
-            if tree is not None:
+            value = self._items.get((name, text))
+            if value is not None:
                 self._items.move_to_end((name, text))
-            return tree
+            return value
 
-    def put(self, name: str, text: str, tree: Tree) -> None:
+    def pop(self, name: str, text: str) -> V | None:
+        with self._lock:
+            value = self._items.pop((name, text), None)
+            if value is not None:
+                self._bytes -= len(text)
+            return value
+
+    def put(self, name: str, text: str, value: V) -> None:
         with self._lock:
             if (name, text) in self._items:
                 return
-            self._items[name, text] = tree
+            self._items[name, text] = value
             self._bytes += len(text)
             while self._items and (
                 (self._max_bytes is not None and self._bytes > self._max_bytes)
@@ -101,8 +115,10 @@ class _Cache:
             self._bytes = 0
 
 
-_bases = _Cache(max_bytes=MAX_BASE_BYTES)
-_edited = _Cache(max_bytes=MAX_BASE_BYTES, max_items=MAX_EDITED)
+_bases: _Cache[Tree] = _Cache(max_bytes=MAX_BASE_BYTES)
+_edited: _Cache[Tree] = _Cache(max_bytes=MAX_BASE_BYTES, max_items=MAX_EDITED)
+# The first buffer made from a base, by the base: (its text, its tree).
+_firsts: _Cache[tuple[str, Tree]] = _Cache(max_bytes=MAX_BASE_BYTES)
 _seen: OrderedDict[int, None] = OrderedDict()
 _seen_lock = threading.Lock()
 
@@ -138,13 +154,25 @@ def text_edit(old: bytes, new: bytes) -> tuple[int, int, int, Point, Point, Poin
     return start, old_end, new_end, _point(old, start), _point(old, old_end), _point(new, new_end)
 
 
+def _reach(parser: Parser, name: str, tree: Tree, old: bytes, new: bytes) -> Tree:
+    """The tree of ``new``, from ``tree`` (``old``'s) edited and parsed incrementally,
+    or parsed whole where the grammar's error recovery may differ (:data:`WHOLE_ON_ERROR`)."""
+    edited = tree.copy()  # never edit a shared tree in place
+    edited.edit(*text_edit(old, new))
+    reached = parser.parse(new, old_tree=edited)
+    if name in WHOLE_ON_ERROR and reached.root_node.has_error:
+        reached = parser.parse(new)
+    return reached
+
+
 def parse(parser: Parser, name: str, text: str, base: str | None = None) -> Tree:
     """The tree of ``text`` in grammar ``name`` (``parser``'s), parsed once.
 
-    With ``base`` (the version ``text`` was edited from), seen before, the base's
-    tree is parsed once and ``text``'s is reached from it incrementally; the first
-    time a base is seen, ``text`` is parsed whole. Without a base, or when ``text``
-    *is* the base, ``text`` is parsed whole and kept as a base.
+    With ``base`` (the version ``text`` was edited from), ``text``'s tree is reached
+    from the base's incrementally, except the first time the base is seen: then
+    ``text`` is parsed whole, and the base's tree is reached from it when a second
+    buffer comes. Without a base, or when ``text`` *is* the base, ``text`` is parsed
+    whole and kept as a base.
     """
     if base is None or base == text:
         tree = _bases.get(name, text)
@@ -155,21 +183,21 @@ def parse(parser: Parser, name: str, text: str, base: str | None = None) -> Tree
     tree = _edited.get(name, text)
     if tree is not None:
         return tree
-    data = text.encode("utf-8")
+    data, old = text.encode("utf-8"), base.encode("utf-8")
     base_tree = _bases.get(name, base)
-    if base_tree is None and _first_sight(name, base):
-        tree = parser.parse(data)
-        _edited.put(name, text, tree)
-        return tree
-    old = base.encode("utf-8")
     if base_tree is None:
-        base_tree = parser.parse(old)
+        first = _firsts.pop(name, base)
+        if first is None and _first_sight(name, base):
+            tree = parser.parse(data)
+            _edited.put(name, text, tree)
+            _firsts.put(name, base, (text, tree))
+            return tree
+        if first is None:
+            base_tree = parser.parse(old)
+        else:
+            base_tree = _reach(parser, name, first[1], first[0].encode("utf-8"), old)
         _bases.put(name, base, base_tree)
-    edited = base_tree.copy()
-    edited.edit(*text_edit(old, data))
-    tree = parser.parse(data, old_tree=edited)
-    if name in WHOLE_ON_ERROR and tree.root_node.has_error:  # error recovery may differ
-        tree = parser.parse(data)
+    tree = _reach(parser, name, base_tree, old, data)
     _edited.put(name, text, tree)
     return tree
 
@@ -178,5 +206,6 @@ def clear() -> None:
     """Forget every tree and base (tests compare a cached parse with a fresh one)."""
     _bases.clear()
     _edited.clear()
+    _firsts.clear()
     with _seen_lock:
         _seen.clear()
