@@ -16,8 +16,10 @@ parsing the base as well would double their cost. When a second buffer comes fro
 the same base, the base's tree is reached from the first buffer's, backwards, by
 the same incremental parse, and the second buffer's from the base's. So a file
 version costs one full parse however many examples it has, and every further
-buffer an incremental parse (0.2-0.5 ms on a 1,000-line Python file with a valid
-edit, 0.5-2 ms with a syntax error, against 2-3 ms for a full parse).
+buffer an incremental parse (0.2-0.5 ms on a 1,000-line Python file after a valid
+edit inside a function, 0.5-2 ms after one that leaves a syntax error, against 2-3
+ms for a full parse; but a statement added at a module's top level costs about half
+a full parse, as tree-sitter rebuilds the module's long list of children).
 
 One edit covers every change: the bytes between the texts' common prefix and common
 suffix. Several edits far apart make it wider, never wrong. The prefix and suffix are
@@ -31,7 +33,8 @@ TypeScript and TSX trees with errors, and 1 in 1,000 Rust ones, differed from a 
 parse; of about 6,400 Python and 3,000 Go ones, none did, and no error-free tree
 ever did, in any grammar. ``tests/test_syntax_trees.py`` checks, on random edit
 histories of real-size files of every grammar, valid and broken, that the trees and
-the syntax ranges are a full parse's, and keeps one TypeScript history that differs.
+the syntax ranges are a full parse's, bases reached backwards included, and keeps one
+TypeScript history that differs.
 
 Bounded: :data:`MAX_BASE_BYTES` of base texts (a tree holds about 20 bytes of memory
 per byte of text, so 8 MiB of text keeps at most ~160 MB of trees), as many bytes
