@@ -57,11 +57,11 @@ completes the line (``value_N = compute_N()``). The repository is mapped with
    empty caches, as part 1's run meets them (each file version's first buffer parsed
    whole, every other buffer incrementally; tree-sitter's share of part 1's figure);
    then, after every file version was seen twice (so the syntax trees are at the
-   cost the run reaches once warm), the prompt (the provider's ``window``: ZetaInput, syntax tree, regions, prompt);
-   the request and reading the answer (``complete`` minus the prompt); judging the
-   answer (a wrong one for ``zeta2.1``, the expected one for ``oracle``). What is
-   left of part 1's figure is pytest's item protocol, the reports and the garbage
-   collector.
+   cost the run reaches once warm), the prompt (the provider's ``window``:
+   ZetaInput, syntax tree, regions, prompt); the request and reading the answer
+   (``complete`` minus the prompt); judging the answer (a wrong one for
+   ``zeta2.1``, the expected one for ``oracle``). What is left of part 1's figure
+   is pytest's item protocol, the reports and the garbage collector.
 
 ``--profile FORMAT`` instead profiles one run of FORMAT's pytest child: a cProfile
 in every thread (the completions run in the engine's thread, which ``-m cProfile``
@@ -406,7 +406,6 @@ def breakdown(folder: Path, repo: Path) -> None:
     from pytest_editpred.scene import RepositoryCache, build_scene
     from pytest_editpred.zeta import _trees as trees
     from pytest_editpred.zeta._syntax import _parser
-    from pytest_editpred.zeta._trees import parse
 
     queue: Any = multiprocessing.get_context("fork").Queue()
     child = multiprocessing.get_context("fork").Process(target=_serve, args=(queue,), daemon=True)
@@ -429,7 +428,7 @@ def breakdown(folder: Path, repo: Path) -> None:
 
         def tree(request: Any) -> Any:
             path = request.cursor.path
-            return parse(_parser("python"), "python", request.text, request.base_texts.get(path))
+            return trees.parse(_parser("python"), "python", request.text, request.base_texts.get(path))
 
         trees.clear()  # as part 1's run meets them: each version's first buffer whole, the rest incremental
         parse_ms, _ = cpu(tree, requests)
