@@ -219,8 +219,9 @@ def syntax_ranges(
     ranges), a sentence saying so is appended to ``notes``.
 
     ``base``: the file version ``text`` was edited from (the buffer before the edit
-    history); its tree is parsed once and reused, and ``text``'s is reached from it
-    by an incremental parse (:mod:`._trees`). The ranges are the same either way.
+    history); its tree is made once (reached from the first buffer edited from it)
+    and reused, and ``text``'s is reached from it by an incremental parse
+    (:mod:`._trees`). The ranges are the same either way.
     """
     why = why_no_syntax(text, path)
     if why is not None:
