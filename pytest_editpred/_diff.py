@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from itertools import chain, islice
@@ -56,6 +56,8 @@ __all__ = [
     "apply_to_string",
     "reverse_diff",
     "path_candidates",
+    "quote_path",
+    "resolve_path",
     "named_paths",
     "MAX_PLACING_CHARS",
     "PlacingBudget",
@@ -136,8 +138,12 @@ def _parse_path(rest: str, prefix: str) -> str:
     return path[len(prefix) :] if path.startswith(prefix) else path
 
 
-def _quote_path(path: str) -> str:
-    """A header path token that :func:`_header_token` reads back as ``path``."""
+def quote_path(path: str) -> str:
+    """A header path token that :func:`_header_token` (and Zed) reads back as ``path``:
+    the path as it is, or in double quotes with ``\\`` and ``"`` escaped when it holds
+    whitespace, a quote or a backslash. Give the whole token, prefix included
+    (``quote_path("a/" + path)``): a quote after the prefix would be read as part of
+    the name."""
     if not any(char in _ASCII_WHITESPACE or char in '"\\' for char in path):
         return path
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -154,7 +160,7 @@ def _swap_header(line: str, prefix: str, marker: str, new_prefix: str) -> str:
     rest = line[3:]
     raw, start, end = _header_token(rest)
     path = raw[len(prefix) :] if raw.startswith(prefix) else raw
-    token = path if path == DEV_NULL else _quote_path(new_prefix + path)
+    token = path if path == DEV_NULL else quote_path(new_prefix + path)
     return marker + rest[:start] + token + rest[end:]
 
 
@@ -713,6 +719,24 @@ def path_candidates(path: str) -> list[str]:
 OpenFile = Callable[[str], "tuple[str, str] | None"]
 
 
+def resolve_path(path: str, buffers: Mapping[str, str], open_file: OpenFile | None) -> tuple[str, str | None]:
+    """``(canonical path, text read now)`` of a diff path; the text is None when the
+    file is open already (its text is ``buffers[canonical]``).
+
+    Each candidate of :func:`path_candidates` is looked for as an open buffer, then
+    in the tree, before the next candidate is tried: ``npm/README.md`` is that file,
+    even when ``README.md`` is open (a commit that edits both is common). Raises
+    :class:`NoSuchPathError` when no candidate exists.
+    """
+    for candidate in path_candidates(path):
+        if candidate in buffers:
+            return candidate, None
+        opened = open_file(candidate) if open_file is not None else None
+        if opened is not None:
+            return opened
+    raise NoSuchPathError(f"no such path: {path}")
+
+
 @dataclass(frozen=True)
 class AppliedSection:
     """What one file section did: the path, the text before and after, the flag."""
@@ -778,17 +802,13 @@ def _resolve_open(
     open_file: OpenFile,
     line: int,
 ) -> str:
-    candidates = path_candidates(path)
-    for candidate in candidates:
-        if candidate in buffers:
-            return candidate
-    for candidate in candidates:
-        opened = open_file(candidate)
-        if opened is not None:
-            canonical, text = opened
-            buffers.setdefault(canonical, text)
-            return canonical
-    raise NoSuchPathError(f"no such path: {path}", line=line)
+    try:
+        canonical, text = resolve_path(path, buffers, open_file)
+    except NoSuchPathError as error:
+        raise error.locate(None, line) from None
+    if text is not None:
+        buffers.setdefault(canonical, text)
+    return canonical
 
 
 def reverse_diff(diff: str) -> str:

@@ -191,6 +191,19 @@ def test_paths_prefixed_with_the_repository_name_resolve() -> None:
     assert buffers == {"crates/x.rs": "b\n"}
 
 
+def test_a_path_that_exists_wins_over_an_open_buffer_named_without_its_first_component() -> None:
+    """``npm/README.md`` is that file even when ``README.md`` is open already: a
+    commit that edits both (tree-sitter's ``Cargo.toml`` and ``cli/Cargo.toml``)
+    gave an edit history whose second section was placed in the first file."""
+    history = (
+        "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-top\n+TOP\n"
+        "--- a/npm/README.md\n+++ b/npm/README.md\n@@ -1 +1 @@\n-inner\n+INNER\n"
+    )
+    buffers: dict[str, str] = {}
+    list(apply_sections(history, buffers, open_from({"README.md": "top\n", "npm/README.md": "inner\n"})))
+    assert buffers == {"README.md": "TOP\n", "npm/README.md": "INNER\n"}
+
+
 def test_unknown_path_is_an_error_with_the_line() -> None:
     with pytest.raises(NoSuchPathError) as info:
         list(apply_sections("x\n--- a/nope.py\n+++ b/nope.py\n-a\n+b\n", {}, open_from({})))

@@ -85,6 +85,15 @@ def test_a_file_deleted_before_it_was_opened_is_opened_by_its_candidate_path() -
     assert patched == Patched({}, None, ("src/gone.py",), {})
 
 
+def test_a_file_of_the_tree_wins_over_an_open_buffer_named_without_its_first_component() -> None:
+    opened = {"cli/Cargo.toml": "[dependencies]\nx = 1\n"}
+    patch = section("a/cli/Cargo.toml", "b/cli/Cargo.toml", " [dependencies]", "-x = 1", "+x = 2")
+    patched = apply_patch(
+        {"Cargo.toml": "[dependencies]\nx = 1\n"}, patch, open_file=lambda p: (p, opened[p]) if p in opened else None
+    )
+    assert patched.buffers == {"Cargo.toml": "[dependencies]\nx = 1\n", "cli/Cargo.toml": "[dependencies]\nx = 2\n"}
+
+
 def test_a_rename_with_an_edit_moves_the_buffer() -> None:
     patched = apply_patch({"old.py": "a\nb\n"}, section("a/old.py", "b/new.py", " a", "-b", "+B"))
     assert patched == Patched({"new.py": "a\nB\n"}, None, ("new.py",), {})

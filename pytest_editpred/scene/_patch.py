@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from .._diff import DEV_NULL, FileSection, PlacingBudget, apply_hunks, parse_diff, path_candidates
+from .._diff import DEV_NULL, FileSection, PlacingBudget, apply_hunks, parse_diff, resolve_path
 from .._exceptions import EditPredError, NoSuchPathError, UnsafePathError
 from ..example import ExpectedPatch, byte_to_char
 
@@ -46,18 +46,6 @@ class Patched:
     cursor: tuple[str, int] | None
     changed: tuple[str, ...]
     kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)
-
-
-def _resolve(path: str, buffers: Mapping[str, str], open_file: OpenFile | None) -> tuple[str, str | None]:
-    for candidate in path_candidates(path):
-        if candidate in buffers:
-            return candidate, None
-    if open_file is not None:
-        for candidate in path_candidates(path):
-            opened = open_file(candidate)
-            if opened is not None:
-                return opened
-    raise NoSuchPathError(f"no such path: {path}")
 
 
 def check_section_paths(sections: list[FileSection]) -> None:
@@ -105,7 +93,7 @@ def apply_patch(
             path, text = section.path, ""
         else:
             try:
-                path, opened = _resolve(section.old_path, result, open_file)
+                path, opened = resolve_path(section.old_path, result, open_file)
             except NoSuchPathError:
                 if default_path is None or default_path not in result:
                     raise

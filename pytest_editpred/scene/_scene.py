@@ -34,6 +34,7 @@ from .._diff import (
     classify,
     named_paths,
     path_candidates,
+    resolve_path,
     reverse_diff,
     split_lines,
 )
@@ -44,6 +45,7 @@ from .._exceptions import (
     EditHistoryError,
     EditPredError,
     MissingFileError,
+    NoSuchPathError,
     UncommittedDiffError,
     UnsafePathError,
 )
@@ -225,20 +227,17 @@ def _rollback(example: Example, open_file: OpenFile) -> dict[str, str]:
 
 def _find_cursor(example: Example, buffers: dict[str, str], open_file: OpenFile, where: str) -> Cursor:
     excerpt, offset = example.cursor_excerpt()
-    path = next((p for p in path_candidates(example.cursor_path) if p in buffers), None)
-    if path is None:
-        for candidate in path_candidates(example.cursor_path):
-            opened = open_file(candidate)
-            if opened is not None:
-                path, buffers[candidate] = candidate, opened[1]
-                break
     line = example.source.cursor_line
-    if path is None:
+    try:
+        path, opened = resolve_path(example.cursor_path, buffers, open_file)
+    except NoSuchPathError:
         raise MissingFileError(
             f"failed to find cursor path {example.cursor_path} {where}",
             path=example.source.path,
             line=line - 1 if line else None,
-        )
+        ) from None
+    if opened is not None:
+        buffers[path] = opened
     text = buffers[path]
     first = text.find(excerpt)
     if first == -1:
