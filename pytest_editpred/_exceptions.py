@@ -36,6 +36,8 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
     └── ConfigError                  a bad option or ini value        -> usage error
+        ├── SplitPointError              split-commit's --split is no split point
+        └── RepositoryError              split-commit's REPO or REVISIONS cannot be read
 
 A wrong answer is never an exception: it is a failed verdict.
 """
@@ -77,6 +79,8 @@ __all__ = [
     "MissingAnswerError",
     "PredictionError",
     "ConfigError",
+    "SplitPointError",
+    "RepositoryError",
 ]
 
 
@@ -286,3 +290,15 @@ class PredictionError(EditPredError):
 
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
+
+
+class SplitPointError(ConfigError):
+    """``--split`` names no split point (the messages are Zed's ``parse_split_point``'s)."""
+
+    default_fix = (
+        "Give a fraction (0.5), an index (3), a kind (fim, same-file-near, same-file-far, cross-file) or kind:value."
+    )
+
+
+class RepositoryError(ConfigError):
+    """split-commit's REPO or REVISIONS cannot be read: a usage error, exit status 2."""

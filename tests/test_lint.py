@@ -90,7 +90,7 @@ def test_a_good_example_has_no_findings(corpus: Corpus, capsys: pytest.CaptureFi
     corpus.write("good", HISTORY, CURSOR, expected(GOOD_PATCH))
     status, err, out = lint(corpus.root, capsys, "evals")
     assert (status, err) == (0, [])
-    assert out.startswith("1 example in 1 file: no findings (")
+    assert out.startswith("1 example in 1 file: no errors, no quality findings (")
 
 
 def test_an_example_that_does_not_load(corpus: Corpus, capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,7 +226,10 @@ def test_the_noop_answer_passes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     corpus.write("spaces", HISTORY, CURSOR, expected(spaced))
     status, err, _ = lint(corpus.root, capsys, "evals")
     assert status == 1
-    assert err == ["evals/spaces.md:26: the noop answer (no change) passes: matches expected patch 1"]
+    assert err == [
+        "evals/spaces.md:26: the noop answer (no change) passes: matches expected patch 1",
+        "evals/spaces.md:29: quality: the expected patch changes only whitespace [whitespace-only]",
+    ]
 
 
 def test_examples_over_the_size_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -284,7 +287,7 @@ def test_repo_option_and_usage_errors(corpus: Corpus, capsys: pytest.CaptureFixt
 def test_quiet_on_this_repositorys_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     status, err, out = lint(ROOT, capsys, "evals/")
     assert (status, err) == (0, [])
-    assert out.startswith("29 examples in 27 files: no findings")
+    assert out.startswith("29 examples in 27 files: no errors, no quality findings")
 
 
 def test_quiet_on_zeds_flask_example(capsys: pytest.CaptureFixture[str]) -> None:
@@ -303,7 +306,7 @@ def test_the_installed_command(tmp_path: Path) -> None:
     argv = [str(command)] if command.exists() else [sys.executable, "-m", "pytest_editpred.cli"]
     proc = subprocess.run([*argv, "lint", "evals/"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.startswith("29 examples in 27 files: no findings")
+    assert proc.stdout.startswith("29 examples in 27 files: no errors, no quality findings")
 
 
 def test_help_describes_every_option(capsys: pytest.CaptureFixture[str]) -> None:
@@ -332,4 +335,4 @@ def test_quiet_on_what_split_commit_and_import_write(tmp_path: Path, capsys: pyt
     status, err, out = lint(tmp_path, capsys, "flask", "imported", "--editpred-repo", f"{FLASK_URL}={FLASK_BUNDLE}",
                             "--editpred-offline", "--editpred-cache-dir", cache)  # fmt: skip
     assert (status, err) == (0, []), err
-    assert out.startswith(f"{len(written)} examples in {len(written)} files: no findings")
+    assert out.startswith(f"{len(written)} examples in {len(written)} files: no errors, no quality findings")

@@ -24,14 +24,14 @@ import pytest
 from gitrepos import add_commit, git, make_bare, make_bundle, make_repo
 from zed_examples import FLASK_BUNDLE, FLASK_URL
 
+from pytest_editpred._exceptions import SplitPointError
 from pytest_editpred.cli import main
-from pytest_editpred.corpus._split_commit import (
+from pytest_editpred.corpus._quality import is_service_file
+from pytest_editpred.corpus.split_commit import (
     Generated,
     Patch,
     SplitPoint,
-    SplitPointError,
     generate,
-    is_service_file,
     locations,
     parse_patch,
     parse_split_point,
@@ -81,7 +81,7 @@ class Scripted:
 
 def split(diff: str, point: str, ints: list[int], floats: list[float] = ()) -> Generated:  # type: ignore[assignment]
     rng = Scripted(ints, floats)
-    generated = generate(parse_patch(diff), parse_split_point(point), rng)
+    generated = generate(parse_patch(diff), parse_split_point(point), rng, lambda g: None)
     assert rng.ints == [] and rng.floats == []  # every draw Zed makes, no more
     return generated
 
@@ -219,7 +219,9 @@ def test_random_split_redraws_service_files() -> None:
         "--- a/b.py\n+++ b/b.py\n@@ -1,1 +1,2 @@\n x\n+z\n"
     )
     patch: Patch = parse_patch(diff)
-    g = generate(patch, SplitPoint(), Scripted([1, 1, 2, 5], [0.1, 0.5]))  # 1: package.json, redrawn to 2
+    g = generate(
+        patch, SplitPoint(), Scripted([1, 1, 2, 5], [0.1, 0.5]), lambda g: None
+    )  # 1: package.json, redrawn to 2
     assert g.split == 2 and g.expected_patch.startswith("--- a/b.py")
 
 
@@ -265,7 +267,9 @@ def test_example_a_from_git(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     out = tmp_path / "out"
     status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--url", URL)
     assert (status, err) == (0, "")
-    assert stdout == "split-commit: 2 commits read, 1 examples written, 1 skipped (1 root commit)\n"
+    assert (
+        stdout == "split-commit: 2 commits read: 1 written (1 example), 1 skipped, 0 failed\n  skipped: 1 root-commit\n"
+    )
     [path] = out.glob("*.md")
     assert path.name == f"m-{shas[1][:8]}-2.md"
     example = from_markdown(path.read_text())
@@ -327,7 +331,9 @@ def test_every_kind_of_split_point(
     out = tmp_path / "out"
     status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "--url", URL)
     assert (status, err) == (0, "")
-    assert stdout == "split-commit: 2 commits read, 1 examples written, 1 skipped (1 root commit)\n"
+    assert (
+        stdout == "split-commit: 2 commits read: 1 written (1 example), 1 skipped, 0 failed\n  skipped: 1 root-commit\n"
+    )
     [example] = examples(out)
     if split is not None:
         assert example.name == f"m-{shas[1][:8]}-{split}"
@@ -344,20 +350,25 @@ def test_every_kind_of_split_point(
 
 def test_cross_file_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``cross-file`` from the diff: the cursor stays in m.py, the target starts in
-    other.py. From git it is skipped: the oracle applies the expected patch to the
-    open buffers only (the history's files and the cursor's), where other.py is not."""
-    repo, _ = kinds_repo(tmp_path)
+    other.py. From git too, though the history never opened other.py: the judge
+    reads a file no buffer holds from the tree (Zed's rules keep such a split)."""
+    repo, shas = kinds_repo(tmp_path)
     diff = git(repo, "diff", "HEAD~1", "HEAD") + "\n"
-    g = generate(parse_patch(diff), parse_split_point("cross-file:6"), Scripted([1], [0.1, 0.5]))
+    g = generate(parse_patch(diff), parse_split_point("cross-file:6"), Scripted([1], [0.1, 0.5]), lambda g: None)
     assert (g.split, g.kind, g.cursor.filename) == (6, "cross-file", "m.py")
     assert g.expected_patch.startswith("--- a/other.py\n")
+    out = tmp_path / "o"
     status, stdout, _ = run_cli(
-        capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--split", "cross-file", "--url", URL
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "cross-file", "--url", URL
     )
     assert (status, stdout) == (
         0,
-        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 no split of that kind)\n",
+        "split-commit: 2 commits read: 1 written (1 example), 1 skipped, 0 failed\n  skipped: 1 root-commit\n",
     )
+    [example] = examples(out)
+    assert example.cursor_path == "m.py" and "other.py" not in example.edit_history
+    assert example.expected_patches[0].startswith("--- a/other.py\n")
+    check_with_plugin(out, URL, repo)
 
 
 def test_kind_with_wrong_class_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -367,7 +378,8 @@ def test_kind_with_wrong_class_is_skipped(tmp_path: Path, capsys: pytest.Capture
     )
     assert (status, stdout) == (
         0,
-        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 other kind)\n",
+        "split-commit: 2 commits read: 0 written (0 examples), 2 skipped, 0 failed\n"
+        "  skipped: 1 root-commit, 1 other-kind\n",
     )
 
 
@@ -378,7 +390,8 @@ def test_do_nothing_target_is_skipped_and_counted(tmp_path: Path, capsys: pytest
     status, stdout, _ = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", "1.0", "--url", URL)
     assert (status, stdout) == (
         0,
-        "split-commit: 2 commits read, 0 examples written, 2 skipped (1 root commit, 1 do-nothing target)\n",
+        "split-commit: 2 commits read: 0 written (0 examples), 2 skipped, 0 failed\n"
+        "  skipped: 1 root-commit, 1 do-nothing-target\n",
     )
     assert list(out.iterdir()) == []
 
@@ -396,9 +409,10 @@ def test_service_binary_merge_skipped(tmp_path: Path, capsys: pytest.CaptureFixt
     status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(tmp_path / "o"), "--url", URL)
     assert (status, err) == (0, "")
     assert stdout == (
-        "split-commit: 5 commits read, 0 examples written, 5 skipped (1 merge, 1 root commit, "
-        "1 do-nothing target, 1 binary, 1 service files only)\n"
-    )  # b.py: its one edit
+        "split-commit: 5 commits read: 0 written (0 examples), 5 skipped, 0 failed\n"
+        "  skipped: 1 merge, 1 root-commit, 1 do-nothing-target, 1 binary, 1 lockfile\n"
+        "  files left out of the diffs: 1 binary, 1 lockfile\n"
+    )  # b.py: its one edit is the whole commit, whatever the draw
 
 
 def test_same_seed_same_bytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -437,7 +451,7 @@ def test_force_and_refusal_to_overwrite(tmp_path: Path, capsys: pytest.CaptureFi
     status, stdout, err = run_cli(capsys, *args)
     assert status == 1 and path.read_text() == "mine"
     assert err == f"{path}: exists already (Use --force to overwrite it, or another -o directory.)\n"
-    assert stdout.endswith("0 examples written, 2 skipped (1 root commit, 1 exists)\n")
+    assert stdout.endswith("0 written (0 examples), 2 skipped, 0 failed\n  skipped: 1 root-commit, 1 exists\n")
     assert run_cli(capsys, *args, "--force")[0] == 0
     assert path.read_text().startswith("+++\n")
 

@@ -34,6 +34,13 @@ class Console:
         place = f"{where}:{line}" if line is not None else where
         self.err.write(f"{place}: {_one_line(message)}" + (f" ({_one_line(fix)})" if fix else "") + "\n")
 
+    def warning(self, where: str, message: str, line: int | None = None) -> None:
+        """A line like :meth:`problem`'s for something worth knowing that is not a
+        problem (a lint quality finding): it does not change the exit status."""
+        self._clear()
+        place = f"{where}:{line}" if line is not None else where
+        self.err.write(f"{place}: {_one_line(message)}\n")
+
     def progress(self, done: int, total: int | None, what: str) -> None:
         """``what done/total`` redrawn in place on a terminal; nothing otherwise."""
         if not self.interactive:

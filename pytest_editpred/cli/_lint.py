@@ -9,6 +9,7 @@ bad option, a bad ini value). The work itself is :mod:`pytest_editpred.corpus._l
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -78,13 +79,26 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except EditPredError as error:  # the cache directory itself, for one
         console.problem(error.path or "editpred lint", error.reason, error.fix or None, line=error.line)
         return 2
+    errors = [finding for finding in result.findings if finding.is_error]
+    quality = Counter(finding.rule for finding in result.findings if not finding.is_error)
     for finding in result.findings:
-        console.problem(finding.path, finding.message, finding.fix, line=finding.line)
-    count = len(result.findings)
-    console.summary(
+        if finding.is_error:
+            console.problem(finding.path, finding.message, finding.fix, line=finding.line)
+        else:
+            console.warning(finding.path, f"quality: {finding.message} [{finding.rule}]", line=finding.line)
+    count = len(errors)
+    head = (
         f"{result.examples} example{'s' * (result.examples != 1)} in {result.files} "
-        f"file{'s' * (result.files != 1)}: "
-        + (f"{count} finding{'s' * (count != 1)}" if count else "no findings")
-        + f" ({result.seconds:.1f} s)"
+        f"file{'s' * (result.files != 1)}: " + (f"{count} error{'s' * (count != 1)}" if count else "no errors")
     )
+    if quality:
+        share = 100 * result.junk / result.examples if result.examples else 0.0
+        rules = ", ".join(f"{n} {rule}" for rule, n in sorted(quality.items(), key=lambda item: (-item[1], item[0])))
+        head += (
+            f"; {result.junk} example{'s' * (result.junk != 1)} ({share:.0f}%) with quality findings ({rules}): "
+            "not errors, but junk as next-edit tasks unless meant"
+        )
+    else:
+        head += ", no quality findings"
+    console.summary(head + f" ({result.seconds:.1f} s)")
     return 1 if count else 0

@@ -3,15 +3,17 @@
 Zed's ``ep split-commit`` (zed-authoring-and-context.md §1) read straight from git:
 each non-merge commit of the range is split into an edit history (the first edits)
 and an expected patch (the rest), with a half-typed line and a cursor as Zed makes
-them. Every example is checked before it is written, so the corpus passes with the
-``oracle`` provider and fails with ``noop``; what cannot become an example is
-counted in the summary, and an example that would not load is a problem line.
+them. Junk is kept out by named quality rules (``--keep`` turns one off); every
+example is checked before it is written. The summary accounts for every commit:
+read = written + skipped by reason + failed by reason, and a failure (an example
+that would not load) is a problem line and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import textwrap
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -20,26 +22,27 @@ from ._console import Console
 
 __all__ = ["register", "run"]
 
-_SKIP_ORDER = (
-    "merge",
-    "root commit",
-    "do-nothing target",
-    "binary",
-    "symlink",
-    "CRLF",
-    "non-UTF-8",
-    "no final newline",
-    "service files only",
-    "too big",
-    "submodule",
-    "no edits",
-    "no split of that kind",
-    "other kind",
-    "no cursor excerpt",
-    "cursor on a last line without newline",
-    "duplicate",
-    "exists",
-)
+
+def _epilog() -> str:
+    from ..corpus import COMMIT_REASONS, FILE_REASONS, RULES
+
+    def block(title: str, rows: Any) -> str:
+        lines = [title]
+        for name, what in rows:
+            lines.extend(textwrap.wrap(what, 100, initial_indent=f"  {name:<20}", subsequent_indent=" " * 22))
+        return "\n".join(lines)
+
+    return "\n\n".join(
+        (
+            block(
+                "quality rules (on unless --keep NAME; lint reports them on any corpus):",
+                [(r.name, r.what) for r in RULES],
+            ),
+            block("files left out of a commit's diff (an example cannot hold them):", FILE_REASONS),
+            block("commits and splits skipped:", COMMIT_REASONS),
+            "A commit whose example would not load is 'failed': a problem line naming it (report it), exit status 1.",
+        )
+    )
 
 
 def register(subparsers: Any) -> None:
@@ -47,15 +50,18 @@ def register(subparsers: Any) -> None:
         "split-commit",
         help="cut edit-prediction examples out of a repository's commits (Zed's ep split-commit)",
         description="Split each non-merge commit of REVISIONS into an edit history and an expected patch, "
-        "as Zed's `ep split-commit` does, and write one example per split.",
+        "as Zed's `ep split-commit` does, and write one example per split. Junk is left out by the quality "
+        "rules below; every commit read is written, skipped for a named reason, or failed.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("repo", metavar="REPO", help="a git repository (working or bare) or a .bundle file")
     parser.add_argument(
         "revisions",
         metavar="REVISIONS",
         nargs="*",
-        help="revisions as git log takes them (default: the newest 100 commits of HEAD); "
-        "SHA^! is one commit, A..B a range",
+        help="revisions as git log takes them, before or after the options (default: the newest 100 "
+        "commits of HEAD); SHA^! is one commit, A..B a range",
     )
     parser.add_argument(
         "-o",
@@ -80,7 +86,7 @@ def register(subparsers: Any) -> None:
         metavar="POINT",
         help="where to split: a fraction of the edits (0.5), an edit index (3), a kind "
         "(fim, same-file-near, same-file-far, cross-file) or kind:value; "
-        "default: a random split, as Zed draws it",
+        "default: a random split, as Zed draws it (drawn again when a rule skips it, 10 draws in all)",
     )
     parser.add_argument(
         "--seed",
@@ -97,6 +103,15 @@ def register(subparsers: Any) -> None:
         "required for a bundle or a repository without origin)",
     )
     parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="RULE",
+        type=_rule,
+        help="keep what a quality rule would leave out or skip (repeatable; 'all' turns every rule off, "
+        "as Zed's ep does): see the rules below",
+    )
+    parser.add_argument(
         "--format",
         dest="fmt",
         choices=("markdown", "jsonl"),
@@ -104,7 +119,7 @@ def register(subparsers: Any) -> None:
         help="one .md per example (default) or ep JSONL lines",
     )
     parser.add_argument("--force", action="store_true", help="overwrite examples that exist already")
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, intermixed="revisions")
 
 
 def _positive(text: str) -> int:
@@ -125,6 +140,14 @@ def _seed(text: str) -> int:
     if not 0 <= value < 2**64:
         raise argparse.ArgumentTypeError(f"invalid seed '{text}': give a whole number from 0 to 2**64-1")
     return value
+
+
+def _rule(text: str) -> str:
+    from ..corpus import RULE_NAMES
+
+    if text != "all" and text not in RULE_NAMES:
+        raise argparse.ArgumentTypeError(f"invalid rule '{text}': give one of {', '.join(RULE_NAMES)}, or all")
+    return text
 
 
 def _strip_credentials(url: str) -> str:
@@ -149,21 +172,28 @@ def _writable(out: Path, fmt: str) -> str | None:
     return None
 
 
+def _counts(counter: Counter[str]) -> str:
+    from ..corpus import order
+
+    return ", ".join(f"{counter[k]} {k}" for k in sorted(counter, key=order) if counter[k])
+
+
 def run(args: argparse.Namespace, console: Console) -> int:
-    from .._exceptions import EditPredError
+    from .._exceptions import EditPredError, GitError
     from ..corpus import (
         DEFAULT_MAX_COUNT,
+        RULE_NAMES,
         ExampleWriter,
         Options,
-        RepositoryError,
         check_revisions,
-        count_commits,
         default_revisions,
+        list_commits,
         open_repository,
         parse_split_point,
-        read_commits,
+        read_diffs,
         split_commit,
     )
+    from ..corpus.split_commit import Commit
 
     try:
         point = parse_split_point(args.split) if args.split is not None else None
@@ -181,6 +211,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except EditPredError as error:
         console.problem(args.repo, error.reason.removeprefix(f"{args.repo}: "), error.fix)
         return 2
+    kept = set(RULE_NAMES) if "all" in args.keep else set(args.keep)
     with repo:
         url = args.url or (repo.origin and _strip_credentials(repo.origin))
         if not url:
@@ -190,45 +221,59 @@ def run(args: argparse.Namespace, console: Console) -> int:
         try:
             check_revisions(args.revisions)
             revisions = args.revisions or default_revisions(repo)
-            limit = None if args.revisions else DEFAULT_MAX_COUNT
-            total = count_commits(repo, revisions, limit)
-        except RepositoryError as error:
+            commits = list_commits(repo, revisions, None if args.revisions else DEFAULT_MAX_COUNT)
+        except EditPredError as error:
             console.problem(args.repo, error.reason.removeprefix(f"{args.repo}: "), error.fix)
             return 2
-        options = Options(point=point or Options().point, samples=args.samples, seed=args.seed, url=url, fmt=args.fmt)
+        options = Options(
+            point=point or Options().point,
+            samples=args.samples,
+            seed=args.seed,
+            url=url,
+            fmt=args.fmt,
+            rules=frozenset(RULE_NAMES) - kept,
+        )
         writer = ExampleWriter(args.output, args.fmt, force=args.force)
+        shallow = repo.shallow()
+        outcomes: Counter[str] = Counter()
         skipped: Counter[str] = Counter()
-        commits = written = 0
+        failed: Counter[str] = Counter()
+        dropped: Counter[str] = Counter()  # samples of written commits that gave no example
+        left_out: Counter[str] = Counter()
+        examples = 0
+        read = 0
+        diffed = [entry for entry in commits if len(entry) == 2]  # one parent: the rest need no diff
+        diffs = read_diffs(repo, diffed)
         try:
-            for commit in read_commits(repo, revisions, limit):
-                commits += 1
-                result = split_commit(repo, commit, options)
-                skipped.update(result.skipped)
-                for message in result.problems:
+            for entry in commits:
+                commit = next(diffs) if len(entry) == 2 else Commit(entry[0], entry[1:])
+                if commit.sha != entry[0]:
+                    raise GitError(f"git diff-tree gave {commit.sha} where {entry[0]} was asked for")
+                read += 1
+                result = split_commit(repo, commit, options, shallow)
+                left_out.update(result.left_out)
+                for reason, message in result.failures:
+                    failed[reason] += 1
                     console.problem(
                         f"{args.repo}@{commit.sha[:12]}",
                         message,
-                        "Report it: split-commit made an example that would not load.",
+                        "Report it: split-commit made an example that would not load; nothing was written for it.",
                     )
-                for example in result.examples:
-                    if writer.write(example):
-                        written += 1
-                    else:
-                        skipped["exists"] += 1
-                        console.problem(
-                            str(writer.path_for(example)),
-                            "exists already",
-                            "Use --force to overwrite it, or another -o directory.",
-                        )
-                console.progress(commits, total, "split-commit: commits")
-            before = len(writer.exists)
+                written_here = [example for example in result.examples if writer.write(example)]
+                examples += len(written_here)
+                if result.outcome == "failed":
+                    outcomes["failed"] += 1
+                elif written_here:
+                    outcomes["written"] += 1
+                    dropped.update(result.skipped)
+                elif result.examples:
+                    outcomes["skipped"] += 1
+                    skipped["exists"] += 1
+                else:
+                    outcomes["skipped"] += 1
+                    skipped[result.reason] += 1
+                console.progress(read, len(commits), "split-commit: commits")
             writer.close()
-            if len(writer.exists) > before:
-                skipped["exists"] += 1
-                console.problem(
-                    str(writer.exists[-1]), "exists already", "Use --force to overwrite it, or another -o directory."
-                )
-                written = 0
         except EditPredError as error:
             console.problem(args.repo, error.reason, error.fix)
             return 2
@@ -237,14 +282,28 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 str(args.output), f"cannot write: {error.strerror or error}", "Give -o a directory you can write to."
             )
             return 2
-    reasons = ", ".join(f"{skipped[k]} {k}" for k in sorted(skipped, key=_order) if skipped[k])
-    total_skipped = sum(skipped.values())
-    console.summary(
-        f"split-commit: {commits} commits read, {written} examples written, "
-        f"{total_skipped} skipped" + (f" ({reasons})" if reasons else "")
-    )
+    if writer.exists:
+        many = len(writer.exists)
+        console.problem(
+            str(writer.exists[0]) if many == 1 else str(args.output),
+            "exists already" if many == 1 else f"{many} examples exist already (the first: {writer.exists[0].name})",
+            f"Use --force to overwrite {'it' if many == 1 else 'them'}, or another -o directory.",
+        )
+        if args.fmt == "jsonl":  # one file, refused whole: no commit was written
+            skipped["exists"] += outcomes.pop("written", 0)
+            outcomes["skipped"] = sum(skipped.values())
+            examples = 0
+    lines = [
+        f"split-commit: {read} commits read: {outcomes['written']} written ({examples} example"
+        f"{'s' * (examples != 1)}), {outcomes['skipped']} skipped, {outcomes['failed']} failed"
+    ]
+    if skipped:
+        lines.append(f"  skipped: {_counts(skipped)}")
+    if failed:
+        lines.append(f"  failed: {_counts(failed)} (each named above)")
+    if dropped:
+        lines.append(f"  samples not written, of written commits: {_counts(dropped)}")
+    if left_out:
+        lines.append(f"  files left out of the diffs: {_counts(left_out)}")
+    console.summary("\n".join(lines))
     return 1 if console.problems else 0
-
-
-def _order(reason: str) -> tuple[int, str]:
-    return (_SKIP_ORDER.index(reason) if reason in _SKIP_ORDER else len(_SKIP_ORDER), reason)

@@ -4,38 +4,50 @@ public next-edit data sets, checked and split (``zed-authoring-and-context.md``
 """
 
 from ._import import Imported, ImportSourceError, Skipped, import_examples
-from ._lint import Finding, LintResult, LintSettings, find_ini, lint, settings_from
+from ._ini import IniFile, LintSettings, find_ini, settings_from
+from ._lint import Finding, LintResult, lint
+from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitSpec, parse_spec, split
-from ._split_commit import (
+from ._write import ExampleWriter, Format
+from .split_commit import (
+    COMMIT_REASONS,
     DEFAULT_MAX_COUNT,
+    FILE_REASONS,
     Options,
-    RepositoryError,
     check_revisions,
-    count_commits,
     default_revisions,
+    list_commits,
     open_repository,
+    order,
     parse_split_point,
-    read_commits,
+    read_diffs,
     split_commit,
 )
-from ._write import ExampleWriter, Format
 
 __all__ = [
+    "COMMIT_REASONS",
     "DEFAULT_MAX_COUNT",
+    "FILE_REASONS",
     "Options",
-    "RepositoryError",
+    "QualityFinding",
+    "RULES",
+    "RULE_NAMES",
+    "Rule",
     "check_revisions",
-    "count_commits",
     "default_revisions",
+    "list_commits",
     "open_repository",
+    "order",
     "parse_split_point",
-    "read_commits",
+    "quality_findings",
+    "read_diffs",
     "split_commit",
     "ExampleWriter",
     "ImportSourceError",
     "Imported",
     "Skipped",
     "Finding",
+    "IniFile",
     "Format",
     "LintResult",
     "LintSettings",

@@ -17,17 +17,20 @@ file and line:
 * the rejected patch is not the same edit as an expected one;
 * the ``oracle`` provider's answer passes and the ``noop`` provider's fails, judged
   by :func:`~pytest_editpred.judge.judge` under the judging deadline, as an item is;
-* no two examples are the same moment with the same expected edit.
+* no two examples are the same moment with the same expected edit;
+* and, told apart as *quality findings* (not errors: the exit status stays 0), every
+  quality rule of :mod:`._quality` that holds: lockfiles, generated and vendored
+  files, service files, whitespace-only and version-bump targets, whole-file
+  deletions and creations, expected patches and histories over their size limits.
+  split-commit reads its examples through the same rules, so a corpus it wrote has
+  quality findings only for the rules ``--keep`` turned off.
 
 Nothing here imports pytest. The run shares one
 :class:`~pytest_editpred.scene.RepositoryCache` (one ``git cat-file`` process per
 repository, trees and applied diffs cached) and reuses a scene for examples that
 describe the same moment, so a thousand examples take seconds, not a pytest run each.
 
-The settings come as the plugin takes them: ``--editpred-repo`` and
-``--editpred-offline`` from the caller, the rest from the ini file pytest would read
-for the same paths (:func:`find_ini`; ``pytest.toml``, ``pytest.ini``,
-``pyproject.toml``, ``tox.ini``, ``setup.cfg``), with paths relative to its folder.
+The settings come as the plugin takes them (:mod:`._ini`).
 """
 
 from __future__ import annotations
@@ -35,26 +38,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._exceptions import ConfigError, EditPredError, ExampleError
-from .._limits import DEFAULT_LIMITS, Limits
+from .._exceptions import EditPredError, ExampleError
+from ._ini import LintSettings
 
-__all__ = [
-    "Finding",
-    "IniFile",
-    "LintResult",
-    "LintSettings",
-    "example_files",
-    "find_ini",
-    "lint",
-    "settings_from",
-]
+__all__ = ["Finding", "LintResult", "example_files", "lint"]
 
 #: Files of a directory that could be examples; ``.md`` ones must start with ``+++``.
 _SUFFIXES = (".md", ".json", ".jsonl")
@@ -67,28 +60,22 @@ _SNIFF_BYTES = 64 * 1024
 @dataclass(frozen=True, order=True)
 class Finding:
     """One problem: the file, its 1-based line (None when the file as a whole is
-    wrong), what is wrong and, when known, the fix."""
+    wrong), what is wrong and, when known, the fix. ``rule`` names the quality rule
+    of a quality finding; an error has none."""
 
     path: str
     line: int | None
     message: str
     fix: str | None = field(default=None, compare=False)
+    rule: str | None = field(default=None, compare=False)
+
+    @property
+    def is_error(self) -> bool:
+        return self.rule is None
 
     @property
     def _key(self) -> tuple[str, int, str]:
         return (self.path, self.line or 0, self.message)
-
-
-@dataclass(frozen=True)
-class LintSettings:
-    """What the plugin would use: URL mappings, offline, the mirror cache, limits and
-    the match mode (ini ``editpred_match``)."""
-
-    cache_dir: Path
-    mappings: Mapping[str, Path] = field(default_factory=dict)
-    offline: bool = False
-    limits: Limits = DEFAULT_LIMITS
-    match: str = "exact"
 
 
 @dataclass
@@ -99,166 +86,8 @@ class LintResult:
     files: int
     examples: int
     seconds: float
-
-
-# --------------------------------------------------------------------------- ini
-
-
-@dataclass(frozen=True)
-class IniFile:
-    """The configuration pytest would read: its file (None: none found) and its
-    keys, each a string or a list of strings."""
-
-    path: Path | None
-    values: Mapping[str, Any]
-
-    @property
-    def base(self) -> Path:
-        """The folder relative paths of the ini are taken from (the plugin's rule)."""
-        return self.path.parent if self.path is not None else Path.cwd()
-
-    def lines(self, key: str) -> list[str]:
-        """A ``linelist`` key as pytest reads it: a list as it is, a string line by
-        line, stripped, blank lines dropped."""
-        value = self.values.get(key)
-        if value is None:
-            return []
-        if isinstance(value, (list, tuple)):
-            return [str(v).strip() for v in value if str(v).strip()]
-        return [line.strip() for line in str(value).split("\n") if line.strip()]
-
-    def text(self, key: str) -> str | None:
-        value = self.values.get(key)
-        if value is None or value == "":
-            return None
-        return str(value).strip() if not isinstance(value, bool) else ("true" if value else "false")
-
-
-_CONFIG_NAMES = ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
-
-
-def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-    try:
-        loaded: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-        return loaded
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ConfigError(f"{path}: cannot read it as TOML: {error}", fix="Fix the file's TOML syntax.") from None
-
-
-def _ini_section(path: Path, section: str) -> dict[str, Any] | None:
-    import iniconfig  # pytest's own ini parser (a dependency of pytest): the same reading
-
-    try:
-        parsed = iniconfig.IniConfig(str(path))
-    except (OSError, UnicodeDecodeError, iniconfig.ParseError) as error:
-        raise ConfigError(f"{path}: cannot read it as an ini file: {error}", fix="Fix the file's syntax.") from None
-    if section not in parsed:
-        return None
-    return dict(parsed[section].items())
-
-
-def _config_of(path: Path) -> dict[str, Any] | None:
-    """pytest's ``load_config_dict_from_file``: the keys, or None when the file holds
-    no pytest configuration (so the search goes on)."""
-    if path.suffix == ".ini":
-        found = _ini_section(path, "pytest")
-        if found is None and path.name in ("pytest.ini", ".pytest.ini"):
-            return {}  # always the configuration, even empty
-        return found
-    if path.suffix == ".cfg":
-        return _ini_section(path, "tool:pytest")
-    if path.suffix == ".toml":
-        data = _load_toml(path)
-        if path.name in ("pytest.toml", ".pytest.toml"):
-            return dict(data.get("pytest", {}))
-        tool = data.get("tool", {}).get("pytest", {})
-        if not isinstance(tool, dict):
-            return None
-        native = {k: v for k, v in tool.items() if k != "ini_options"}
-        ini = tool.get("ini_options")
-        if native:
-            return native
-        return dict(ini) if isinstance(ini, dict) else None
-    return None
-
-
-def find_ini(paths: Sequence[Path], invocation_dir: Path | None = None) -> IniFile:
-    """The configuration file pytest would find for ``paths`` run from
-    ``invocation_dir``: from the common ancestor of the paths' folders upwards, the
-    first of ``pytest.toml``, ``.pytest.toml``, ``pytest.ini``, ``.pytest.ini``,
-    ``pyproject.toml``, ``tox.ini``, ``setup.cfg`` in a folder that holds pytest
-    configuration. Raises :class:`ConfigError` for a file that cannot be parsed."""
-    here = (invocation_dir or Path.cwd()).absolute()
-    folders = []
-    for path in paths:
-        absolute = Path(os.path.abspath(here / path))
-        if absolute.exists():
-            folders.append(absolute if absolute.is_dir() else absolute.parent)
-    ancestor = Path(os.path.commonpath(folders)) if folders else here
-    for base in (ancestor, *ancestor.parents):
-        for name in _CONFIG_NAMES:
-            candidate = base / name
-            if candidate.is_file():
-                values = _config_of(candidate)
-                if values is not None:
-                    return IniFile(candidate, values)
-    return IniFile(None, {})
-
-
-def _number(ini: IniFile, key: str, kind: type[int] | type[float], default: float) -> Any:
-    raw = ini.text(key)
-    if raw is None:
-        return default
-    try:
-        value = kind(raw)
-    except ValueError:
-        value = 0
-    if not value > 0:
-        raise ConfigError(f"ini {key}: bad value {raw!r}", fix=f"Give {key} a positive number in {ini.path}.")
-    return value
-
-
-def settings_from(
-    ini: IniFile,
-    repos: Iterable[str] = (),
-    *,
-    offline: bool = False,
-    cache_dir: str | None = None,
-) -> LintSettings:
-    """The settings the plugin would take from ``ini`` and these options (the command
-    line wins; mapping paths in the ini are relative to its folder)."""
-    from ..scene import parse_repo_mapping
-
-    mappings: dict[str, Path] = {}
-    for line in ini.lines("editpred_repos"):
-        url, path = parse_repo_mapping(line, ini=True)
-        mappings[url] = (ini.base / path).resolve()
-    for item in repos:
-        url, path = parse_repo_mapping(item, ini=False)
-        mappings[url] = Path(path).expanduser().resolve()
-    if cache_dir:
-        cache = Path(cache_dir).expanduser().resolve()
-    elif (ini_cache := ini.text("editpred_cache_dir")) is not None:
-        cache = (ini.base / Path(ini_cache).expanduser()).resolve()
-    else:
-        from ..scene import default_cache_dir
-
-        cache = default_cache_dir()
-    ini_offline = (ini.text("editpred_offline") or "").lower() in ("1", "true", "yes", "on")
-    match = ini.text("editpred_match") or "exact"
-    if match not in ("exact", "whitespace"):
-        raise ConfigError(f"ini editpred_match: bad value {match!r}", fix="Use exact or whitespace.")
-    limits = Limits(
-        max_response_bytes=DEFAULT_LIMITS.max_response_bytes,
-        max_example_bytes=_number(ini, "editpred_max_example_bytes", int, DEFAULT_LIMITS.max_example_bytes),
-        max_prediction_bytes=_number(ini, "editpred_max_prediction_bytes", int, DEFAULT_LIMITS.max_prediction_bytes),
-        judge_seconds=_number(ini, "editpred_judge_timeout", float, DEFAULT_LIMITS.judge_seconds),
-    )
-    return LintSettings(cache, mappings, offline or ini_offline, limits, match)
+    #: Examples with at least one quality finding.
+    junk: int = 0
 
 
 # ------------------------------------------------------------------------- files
@@ -331,6 +160,7 @@ class _Linter:
         self.noop = get_provider("noop")(Settings(provider="noop"))
         self.scenes: dict[tuple[Any, ...], Any] = {}
         self.seen: dict[tuple[Any, ...], str] = {}
+        self.attributes: dict[tuple[Any, ...], Any] = {}  # (repository, tree) -> AttributeReader
 
     def close(self) -> None:
         self.cache.close()
@@ -392,6 +222,7 @@ class _Linter:
         except EditPredError as error:
             add_error(error)
             return findings
+        findings.extend(self._quality(example, scene, patch_line))
         candidates, broken = self._candidates(example, scene, add, patch_line)
         rejected = None
         if example.rejected_patch is not None:
@@ -437,6 +268,48 @@ class _Linter:
         self._verdicts(example, scene, candidates, rejected, expects_change, unchanged, same_as_rejected, add)
         self._duplicate(example, scene, candidates, add)
         return findings
+
+    def _quality(self, example: Any, scene: Any, patch_line: Callable[[int], int | None]) -> list[Finding]:
+        """The quality rules that hold for the example, as split-commit reads them:
+        files at the example's revision (its uncommitted diff applied), their
+        ``.gitattributes`` read once per revision."""
+        from ._gitattributes import AttributeReader
+        from ._quality import quality_findings
+
+        def text_of(path: str) -> str | None:
+            opened = scene.open_file(path)
+            return None if opened is None else str(opened[1])
+
+        key = (scene.repository.url.key if scene.repository is not None else example.repository_url, scene.tree)
+        reader = self.attributes.get(key)
+        if reader is None:
+            reader = self.attributes[key] = AttributeReader(text_of)
+        source = example.source
+        found = []
+        for quality in quality_findings(
+            example.edit_history,
+            example.expected_patches,
+            scene.cursor.path,
+            text_of=text_of,
+            attributes_of=reader,
+        ):
+            if quality.message.startswith("the edit history"):
+                line = source.edit_history_line
+            elif quality.message.startswith("the cursor file"):
+                line = source.cursor_line
+            else:
+                line = patch_line(0)
+            found.append(
+                Finding(
+                    source.path or example.name,
+                    line or source.line,
+                    quality.message,
+                    f"a quality rule, not an error: drop the example unless it is meant "
+                    f"(split-commit keeps such examples only with --keep {quality.rule})",
+                    rule=quality.rule,
+                )
+            )
+        return found
 
     def _candidates(
         self,
@@ -594,7 +467,7 @@ def lint(
     start = time.perf_counter()
     files, findings = example_files(paths)
     linter = _Linter(settings)
-    examples = 0
+    examples = junk = 0
     try:
         for done, file in enumerate(files):
             for loaded in load_examples(file, max_bytes=settings.limits.max_example_bytes):
@@ -602,13 +475,15 @@ def lint(
                     findings.append(Finding(loaded.path or str(file), loaded.line, loaded.reason, loaded.fix or None))
                     continue
                 examples += 1
-                findings.extend(_guarded(linter, loaded))
+                found = list(_guarded(linter, loaded))
+                junk += any(not finding.is_error for finding in found)
+                findings.extend(found)
             if progress is not None:
                 progress(done + 1, len(files))
     finally:
         linter.close()
     findings.sort(key=lambda f: f._key)
-    return LintResult(findings, len(files), examples, time.perf_counter() - start)
+    return LintResult(findings, len(files), examples, time.perf_counter() - start, junk)
 
 
 def _guarded(linter: _Linter, example: Any) -> Iterator[Finding]:

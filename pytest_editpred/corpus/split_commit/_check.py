@@ -1,0 +1,132 @@
+"""Every example checked before it is written: it loads, as the plugin will load it.
+
+The example is written out and read back in its format, then its scene is rebuilt
+on the parent's files: the edit history applies, the cursor excerpt is found once
+(grown by whole lines around the cursor until it is), and the expected patch
+applies and changes something. An example that fails here is never written: a
+do-nothing target is a skip, anything else a failure of split-commit itself.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..._diff import apply_sections
+from ..._exceptions import EditPredError
+from ...example import Example, from_json, from_markdown, to_json, to_markdown
+from ._cursor import MARKER
+from ._rules import Skip
+
+__all__ = ["Unloadable", "check_example", "round_trip"]
+
+Files = Callable[[str], "tuple[str, str] | None"]
+
+
+def round_trip(example: Example, fmt: str) -> Example:
+    """The example as the plugin reads it back from ``fmt``."""
+    if fmt == "jsonl":
+        return from_json(json.dumps(to_json(example)))
+    return from_markdown(to_markdown(example))
+
+
+def _find_once(text: str, excerpt: str) -> list[int]:
+    """Where the scene finds the excerpt: the first place, and a second if any."""
+    first = text.find(excerpt)
+    if first == -1:
+        return []
+    second = text.find(excerpt, first + max(len(excerpt), 1))
+    if second != -1 or (not excerpt and text):
+        return [first, second]
+    return [first]
+
+
+def _unique_excerpt(text: str, excerpt: str, offset: int, line_hint: int) -> tuple[str, int] | None:
+    """The excerpt grown by whole lines of ``text`` around the occurrence nearest to
+    ``line_hint`` (1-based) until it is found once: ``(excerpt, cursor offset)``."""
+    found = _find_once(text, excerpt)
+    if len(found) == 1:
+        return excerpt, offset
+    if not found:
+        return None
+    starts: list[int] = []
+    at = text.find(excerpt)
+    while at != -1 and len(starts) < 10000:
+        starts.append(at)
+        at = text.find(excerpt, at + 1)
+    start = min(starts, key=lambda s: abs(text.count("\n", 0, s) + 1 - line_hint))
+    end = start + len(excerpt)
+    cursor = start + offset
+    while True:
+        grown = False
+        if start > 0:
+            start = text.rfind("\n", 0, start - 1) + 1
+            grown = True
+        if end < len(text):
+            nl = text.find("\n", end + 1)
+            end = len(text) if nl == -1 else nl
+            grown = True
+        candidate = text[start:end]
+        if len(_find_once(text, candidate)) == 1:
+            return candidate, cursor - start
+        if not grown:
+            return None
+
+
+class Unloadable(Exception):
+    """The example would not load: a failure of split-commit, reported, never written;
+    ``reason`` names the step that failed, for the summary."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> Example:
+    """The example as the plugin will load it, made loadable (its excerpt grown until
+    unique). Raises :class:`Skip` (``do-nothing-target``, ``cursor-at-end``,
+    ``ambiguous-excerpt``) or :class:`Unloadable`."""
+    from ...scene import apply_patch
+
+    loaded = round_trip(example, fmt)
+    buffers: dict[str, str] = {}
+    try:
+        list(apply_sections(loaded.edit_history, buffers, files))
+    except EditPredError as error:
+        raise Unloadable(
+            "history-does-not-apply", f"the edit history does not apply at the parent: {error.reason}"
+        ) from None
+    path = loaded.cursor_path
+    if path not in buffers:
+        opened = files(path)
+        if opened is None:
+            raise Unloadable("no-cursor-file", f"the cursor file {path} does not exist after the edit history")
+        buffers[path] = opened[1]
+    excerpt, offset = loaded.cursor_excerpt()
+    unique = _unique_excerpt(buffers[path], excerpt, offset, line_hint)
+    if unique is None and excerpt.endswith("\n") and buffers[path].endswith(excerpt[:-1]):
+        raise Skip("cursor-at-end")  # a fence always ends in a newline
+    if unique is None:
+        if _find_once(buffers[path], excerpt):
+            raise Skip("ambiguous-excerpt")
+        raise Unloadable("excerpt-not-found", f"the cursor excerpt is not found in {path}")
+    if unique[0] != excerpt:
+        text, at = unique
+        example = replace(example, cursor_position=text[:at] + MARKER + text[at:])
+        loaded = round_trip(example, fmt)
+        excerpt, offset = loaded.cursor_excerpt()
+        if len(_find_once(buffers[path], excerpt)) != 1:
+            raise Unloadable("excerpt-not-found", f"the cursor excerpt is not found once in {path} once grown")
+    if not loaded.expected_patches or not loaded.expected_patches[0].strip():
+        raise Skip("do-nothing-target")
+    try:
+        patched = apply_patch(buffers, loaded.expected()[0], open_file=files, default_path=path)
+    except EditPredError as error:
+        raise Unloadable(
+            "patch-does-not-apply", f"the expected patch does not apply after the edit history: {error.reason}"
+        ) from None
+    before = {p: (buffers[p] if p in buffers else (files(p) or (p, None))[1]) for p in patched.changed}
+    if all(patched.buffers.get(p) == before[p] for p in patched.changed):
+        raise Skip("do-nothing-target")
+    return example

@@ -1,0 +1,511 @@
+"""Reading a repository's commits for split-commit, straight from git.
+
+The commits of a range are listed with one ``git rev-list``; their diffs against
+their parents come from one ``git diff-tree --stdin -p`` read as it streams, and
+files are read through one ``git cat-file --batch``. A commit git cannot read (a
+missing object in a partial or damaged clone) is counted and skipped: the diff
+process is started again after it, so the run goes on. git runs isolated from the
+user's and the system's configuration (they would change the diff) and may reach
+local repositories only.
+
+Each file of a commit is read from git's own output, its C-quoted paths decoded, and
+kept only when an example can hold it: text, UTF-8, ending in a newline, with a
+path an example can name and no changed line that reads as a diff header. The rest
+is left out of the diff and counted by reason. A CRLF file's carriage returns are
+dropped: the scene reads files as an editor's buffer holds them, with ``\\n`` line
+endings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from ..._exceptions import EditPredError, GitError, RepositoryError
+from ...scene import GIT_CONFIG, GIT_LOCAL, git_isolated_environment, git_kill, git_start, split_path
+from ._patch import header_path
+
+__all__ = [
+    "DEFAULT_MAX_COUNT",
+    "Commit",
+    "FileDiff",
+    "Repository",
+    "check_revisions",
+    "count_commits",
+    "default_revisions",
+    "list_commits",
+    "open_repository",
+    "read_diffs",
+]
+
+GIT_TIMEOUT = 120.0
+LOG_TIMEOUT = 1800.0
+#: Without REVISIONS, the newest commits of HEAD: enough for a first corpus, quick to cut.
+DEFAULT_MAX_COUNT = 100
+
+#: What git must not take from anywhere else: the scene's pins, and the settings that
+#: change a diff's text.
+_CONFIG = [
+    *GIT_CONFIG,
+    *(
+        arg
+        for setting in (
+            "core.quotePath=false",
+            "log.showSignature=false",
+            "diff.noprefix=false",
+            "diff.mnemonicPrefix=false",
+            "diff.relative=false",
+            "color.ui=false",
+        )
+        for arg in ("-c", setting)
+    ),
+]
+_DIFF_OPTIONS = [
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "-p",
+    "-M",
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "-U3",
+    "--inter-hunk-context=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "-O/dev/null",
+    "--format=%x00%H",
+]
+
+
+def _environment(**extra: str) -> dict[str, str]:
+    """The scene's environment for git, isolated from the user's and system's git
+    configuration (they would change the diff), local repositories only, and no
+    lazy fetch of a partial clone's missing objects."""
+    return git_isolated_environment(GIT_LOCAL, GIT_NO_LAZY_FETCH="1", **extra)
+
+
+def _start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    return git_start(["git", *args], start_new_session=os.name == "posix", **options)
+
+
+def _git(
+    args: list[str], *, timeout: float = GIT_TIMEOUT, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[int, bytes, str]:
+    """``(status, stdout, first line of stderr)`` of ``git *args``, killed at ``timeout``."""
+    proc = _start(
+        [*_CONFIG, *args],
+        cwd=cwd,
+        env=env or _environment(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        git_kill(proc)
+        raise GitError(f"git {args[0] if args else ''} did not finish within {timeout:g} s") from None
+    except BaseException:
+        git_kill(proc)
+        raise
+    lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
+    return proc.returncode, out, (lines[0] if lines else "")
+
+
+@dataclass
+class Repository:
+    """An opened repository: its git dir, ``origin`` URL (None for a bundle), and a
+    temporary clone to remove at :meth:`close`."""
+
+    path: str
+    git_dir: Path
+    origin: str | None
+    temporary: Path | None = None
+    _catfile: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    def read_blob(self, spec: str) -> bytes | None:
+        """The object ``spec`` (``<commit>:<path>``), or None when it is not a blob
+        (or cannot be read)."""
+        if "\n" in spec:
+            return None
+        if self._catfile is None or self._catfile.poll() is not None:
+            self._catfile = _start(
+                [*_CONFIG, f"--git-dir={self.git_dir}", "cat-file", "--batch"],
+                env=_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        stdin, stdout = self._catfile.stdin, self._catfile.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+            stdin.flush()
+        except OSError:  # cat-file died (an object it could not read): start it again next time
+            return None
+        fields = stdout.readline().split()
+        if len(fields) != 3 or not fields[2].isdigit():
+            return None
+        data = stdout.read(int(fields[2]) + 1)[:-1]
+        return data if fields[1] == b"blob" else None
+
+    def shallow(self) -> frozenset[str]:
+        """The commits a shallow clone was cut at (their parents are not here)."""
+        try:
+            return frozenset((self.git_dir / "shallow").read_text().split())
+        except OSError:
+            return frozenset()
+
+    def close(self) -> None:
+        if self._catfile is not None:
+            if self._catfile.stdin is not None:
+                try:
+                    self._catfile.stdin.close()
+                except OSError:
+                    pass
+            try:
+                self._catfile.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                git_kill(self._catfile)
+            if self._catfile.stdout is not None:
+                self._catfile.stdout.close()
+            self._catfile = None
+        if self.temporary is not None:
+            shutil.rmtree(self.temporary, ignore_errors=True)
+            self.temporary = None
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_repository(path: str) -> Repository:
+    """A working repository, a bare one, or a ``.bundle`` (cloned bare into a
+    temporary directory, removed at close); :class:`RepositoryError` otherwise."""
+    where = Path(path)
+    fix = "Give a git repository (working or bare) or a .bundle file."
+    if not where.exists():
+        raise RepositoryError(f"{path}: no such file or directory", fix=fix)
+    if where.is_file():
+        temporary = Path(tempfile.mkdtemp(prefix="editpred-split-commit-"))
+        status, _, err = _git(
+            ["clone", "--bare", "--quiet", "--", str(where.resolve()), str(temporary / "repo.git")], timeout=LOG_TIMEOUT
+        )
+        if status:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise RepositoryError(f"{path}: not a git bundle ({err or 'git clone failed'})", fix=fix)
+        return Repository(path, temporary / "repo.git", None, temporary)
+    env = _environment(GIT_CEILING_DIRECTORIES=str(where.resolve().parent))
+    status, out, err = _git(["rev-parse", "--absolute-git-dir"], env=env, cwd=where)
+    if status:
+        raise RepositoryError(f"{path}: not a git repository ({err})", fix=fix)
+    git_dir = Path(out.decode(errors="surrogateescape").strip())
+    status, out, _ = _git([f"--git-dir={git_dir}", "config", "--get", "remote.origin.url"], env=env)
+    origin = out.decode(errors="replace").strip() if status == 0 else None
+    return Repository(path, git_dir, origin or None)
+
+
+# ---------------------------------------------------------------------------- revisions
+
+
+_RANGE_FIX = "Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0."
+
+
+def default_revisions(repo: Repository) -> list[str]:
+    """``HEAD``, or every ref when HEAD names no commit (a bundle of branches only)."""
+    status, _, _ = _git([f"--git-dir={repo.git_dir}", "rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
+    if status == 0:
+        return ["HEAD"]
+    status, out, _ = _git([f"--git-dir={repo.git_dir}", "for-each-ref", "--format=%(refname)"])
+    refs = [ref for ref in out.decode(errors="surrogateescape").splitlines() if ref and not ref.startswith("-")]
+    return refs or ["HEAD"]
+
+
+def check_revisions(revisions: Sequence[str]) -> None:
+    """Refuse a user's revision git would read as an option (``--output=...``)."""
+    for revision in revisions:
+        if revision.startswith("-") or not revision or "\n" in revision:
+            raise RepositoryError(f"bad revision '{revision}'", fix=_RANGE_FIX)
+
+
+def _limit(max_count: int | None) -> list[str]:
+    return [] if max_count is None else [f"--max-count={max_count}"]
+
+
+def count_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> int:
+    """How many commits the range holds (at most ``max_count``); :class:`RepositoryError`
+    for a bad range."""
+    return len(list_commits(repo, revisions, max_count))
+
+
+def list_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> list[list[str]]:
+    """``[sha, *parents]`` of every commit of the range, newest first (git log's
+    order); :class:`RepositoryError` for a range git cannot walk."""
+    status, out, err = _git(
+        [
+            f"--git-dir={repo.git_dir}",
+            "rev-list",
+            "--parents",
+            *_limit(max_count),
+            "--end-of-options",
+            *revisions,
+            "--",
+        ],
+        timeout=LOG_TIMEOUT,
+    )
+    if status:
+        raise RepositoryError(f"{repo.path}: bad revision range {' '.join(revisions)} ({err})", fix=_RANGE_FIX)
+    return [line.split() for line in out.decode(errors="replace").splitlines() if line.strip()]
+
+
+# ---------------------------------------------------------------------------- diffs
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file of a commit: its path at the parent (``old``, None when created) and
+    in the commit (``new``, None when deleted), and Zed's input text for it, or the
+    reason it is left out (``text`` is then empty)."""
+
+    old: str | None
+    new: str | None
+    text: str = ""
+    left_out: str | None = None
+
+    @property
+    def path(self) -> str:
+        """The name the example uses: the path at the parent, where the history applies."""
+        return self.old if self.old is not None else (self.new or "")
+
+
+@dataclass
+class Commit:
+    """A commit: its sha, parents, files and the size of its diff; ``unreadable``
+    holds git's message when the diff could not be read."""
+
+    sha: str
+    parents: list[str]
+    files: list[FileDiff] = field(default_factory=list)
+    size: int = 0
+    unreadable: str | None = None
+
+
+_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+def git_path(raw: bytes) -> bytes:
+    """A path of a ``---``/``+++`` line as git writes it: its C quoting undone
+    (``"a/q\\"x\\303\\251"``), the tab git puts after a name with a space dropped."""
+    raw = raw.rstrip(b"\t") if raw.endswith(b"\t") else raw
+    if not (len(raw) >= 2 and raw[:1] == b'"' and raw[-1:] == b'"'):
+        return raw
+    out = bytearray()
+    body, at = raw[1:-1], 0
+    while at < len(body):
+        if body[at : at + 1] == b"\\" and at + 1 < len(body):
+            nxt = body[at + 1 : at + 2]
+            if nxt.isdigit():
+                out.append(int(body[at + 1 : at + 4], 8) & 0xFF)
+                at += 4
+                continue
+            out.append(_ESCAPES.get(nxt, nxt[0]))
+            at += 2
+            continue
+        out.append(body[at])
+        at += 1
+    return bytes(out)
+
+
+def _name(raw: bytes) -> str | None:
+    """A decoded ``---``/``+++`` path without its ``a/``/``b/`` (None: /dev/null);
+    raises UnicodeDecodeError for a name that is not UTF-8."""
+    path = git_path(raw).decode("utf-8")
+    return None if path == "/dev/null" else path[2:]
+
+
+def representable(path: str) -> bool:
+    """Whether an example can name ``path``: the scene's path rule (no control
+    character, backslash, ``..`` or ``.git``) and no spaces at its ends, which a
+    markdown fence's info string (the cursor block's) would drop."""
+    if path != path.strip():
+        return False
+    try:
+        split_path(path)
+    except EditPredError:
+        return False
+    return True
+
+
+_HEADER_LIKE = re.compile(rb"^(?:---|\+\+\+)\s")
+
+
+def _file(block: list[bytes]) -> FileDiff:
+    """One ``diff --git`` block as Zed's input text, or a :class:`FileDiff` saying
+    why it is left out."""
+    old_raw = new_raw = b""
+    hunk_at = None
+    modes: list[bytes] = []
+    binary = False
+    for index, line in enumerate(block):
+        if line.startswith(b"@@"):
+            hunk_at = index
+            break
+        if line.startswith((b"Binary files ", b"GIT binary patch")):
+            binary = True
+        elif line.startswith(b"--- "):
+            old_raw = line[4:]
+        elif line.startswith(b"+++ "):
+            new_raw = line[4:]
+        elif line.startswith((b"new file mode ", b"deleted file mode ", b"old mode ", b"new mode ")):
+            modes.append(line.rsplit(b" ", 1)[-1])
+        elif line.startswith(b"index ") and len(line.split()) == 3:
+            modes.append(line.split()[2])
+    try:
+        old, new = _name(old_raw) if old_raw else None, _name(new_raw) if new_raw else None
+    except UnicodeDecodeError:
+        return FileDiff(None, None, left_out="odd-path")
+    if b"160000" in modes:
+        return FileDiff(old, new, left_out="submodule")
+    if binary:
+        return FileDiff(old, new, left_out="binary")
+    if hunk_at is None:
+        return FileDiff(old, new)  # a pure rename or mode change: no hunk, as in Zed
+    if b"120000" in modes:
+        return FileDiff(old, new, left_out="symlink")
+    if any(path is not None and not representable(path) for path in (old, new)):
+        return FileDiff(old, new, left_out="odd-path")
+    body = block[hunk_at:]
+    if any(line.startswith(b"\\ ") for line in body):
+        # Zed keeps "\ No newline at end of file" as Garbage, which the split moves
+        # away from its line: the history would then not rebuild the file.
+        return FileDiff(old, new, left_out="no-final-newline")
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in body]
+    if any(b"\r" in line for line in lines):
+        return FileDiff(old, new, left_out="lone-cr")
+    if any(_HEADER_LIKE.match(line) for line in lines):
+        return FileDiff(old, new, left_out="header-like-line")
+    try:
+        text = b"\n".join(lines).decode("utf-8")
+    except UnicodeDecodeError:
+        return FileDiff(old, new, left_out="non-utf8")
+    # A rename keeps its old name on both sides: the history applies at the parent.
+    name = old if old is not None else new
+    assert name is not None
+    head_old = "/dev/null" if old is None else header_path("a/", name)
+    head_new = "/dev/null" if new is None else header_path("b/", name)
+    return FileDiff(old, new, f"--- {head_old}\n+++ {head_new}\n{text.rstrip(chr(10))}\n")
+
+
+def _commit(sha: str, parents: list[str], body: list[bytes]) -> Commit:
+    commit = Commit(sha, parents, size=sum(len(line) + 1 for line in body))
+    block: list[bytes] | None = None
+    for line in [*body, b"diff --git"]:
+        if line.startswith(b"diff --git"):
+            if block:
+                commit.files.append(_file(block))
+            block = []
+        elif block is not None:
+            block.append(line)
+    return commit
+
+
+def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commit]:
+    """Each of ``commits`` (``[sha, parent]``) with its diff, in order.
+
+    When git stops at a commit it cannot read (a missing object), that commit comes
+    with ``unreadable`` set and a new ``git diff-tree`` reads the rest. git writes a
+    commit's header before reading its files, so the commit it died in is the last
+    header seen, unless it died before any output of the next one: the last commit
+    is then diffed alone to tell which."""
+    by_sha = {entry[0]: entry for entry in commits}
+    remaining = list(commits)
+    while remaining:
+        done: set[str] = set()
+        died: tuple[str | None, str] | None = None
+        for sha, body, error in _diff_tree(repo, remaining):
+            if error is None:
+                done.add(sha)
+                yield _commit(sha, by_sha[sha][1:], body)
+            else:
+                died = (sha or None, error)
+        if died is None:
+            return
+        last, message = died
+        rest = [entry for entry in remaining if entry[0] not in done]
+        if last is not None:
+            alone = list(_diff_tree(repo, [by_sha[last]]))
+            if len(alone) == 1 and alone[0][2] is None:
+                yield _commit(last, by_sha[last][1:], alone[0][1])
+                rest = [entry for entry in rest if entry[0] != last]
+                last = None
+        if last is None and not rest:
+            return
+        culprit = last if last is not None else rest[0][0]
+        yield Commit(culprit, by_sha[culprit][1:], unreadable=message)
+        remaining = [entry for entry in rest if entry[0] != culprit]
+
+
+def _diff_tree(repo: Repository, commits: Sequence[list[str]]) -> Iterator[tuple[str, list[bytes], str | None]]:
+    """``(sha, diff lines, None)`` for each commit git diffs; when git stops early,
+    last ``(the commit whose header came last, or "", [], git's message)``."""
+    with tempfile.TemporaryFile() as errors:
+        proc = _start(
+            [*_CONFIG, f"--git-dir={repo.git_dir}", "diff-tree", "--stdin", "--always", *_DIFF_OPTIONS],
+            env=_environment(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        )
+        timer = threading.Timer(LOG_TIMEOUT, git_kill, (proc,))
+        timer.daemon = True
+        timer.start()
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, commits), daemon=True)
+        feeder.start()
+        current: str | None = None
+        body: list[bytes] = []
+        try:
+            assert proc.stdout is not None
+            for raw in proc.stdout:
+                line = raw[:-1] if raw.endswith(b"\n") else raw
+                if line.startswith(b"\x00"):
+                    if current is not None:
+                        yield current, body, None
+                    current, body = line[1:].decode(errors="replace").strip(), []
+                elif current is not None:
+                    body.append(line)
+            proc.wait()
+            if proc.returncode == 0:
+                if current is not None:
+                    yield current, body, None
+                return
+            errors.seek(0)
+            lines = errors.read().decode(errors="replace").strip().splitlines()
+            yield current or "", [], lines[-1] if lines else f"git diff-tree failed with status {proc.returncode}"
+        finally:
+            timer.cancel()
+            if proc.poll() is None:
+                git_kill(proc)
+            proc.wait()
+            feeder.join(timeout=10)
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def _feed(stdin: IO[bytes] | None, commits: Sequence[list[str]]) -> None:
+    assert stdin is not None
+    try:
+        for entry in commits:
+            stdin.write(f"{entry[0]} {entry[1]}\n".encode())
+        stdin.close()
+    except OSError:  # git stopped reading (it died): what it did not read is read again
+        pass

@@ -1,0 +1,93 @@
+"""Why a commit, a file or a split gives no example: every reason named and defined.
+
+The command's summary accounts for every commit it reads: written, skipped for one
+of these reasons, or failed (an example that would not load, which is a bug to
+report). Files of a commit that cannot be in an example are left out of its diff
+and counted by reason; the quality rules (``..._quality``) are reasons too, and only
+they can be turned off (``--keep``).
+"""
+
+from __future__ import annotations
+
+from .._quality import RULES
+
+__all__ = ["COMMIT_REASONS", "DEPARTURES", "FILE_REASONS", "REASONS", "Skip", "order"]
+
+
+class Skip(Exception):
+    """This commit or split gives no example; ``reason`` is one of :data:`REASONS`."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(message or reason)
+        self.reason = reason
+
+
+#: Why a commit gives nothing, before any split is tried, and why a split does.
+COMMIT_REASONS: tuple[tuple[str, str], ...] = (
+    ("merge", "a merge commit: its change is not one person's typing (Zed's input is a one-parent diff)"),
+    ("root-commit", "the first commit: there is no parent to be the example's revision"),
+    ("shallow-boundary", "a shallow clone's oldest commit: its parent is not in the repository"),
+    ("missing-object", "git cannot read the commit or a file of it (a partial or damaged clone)"),
+    ("too-big", "more than 5,000 edits or a 2 MB diff: read no further (Zed has no limit)"),
+    ("no-edits", "no line changes left once the files below are left out (a pure rename, a mode change)"),
+    (
+        "do-nothing-target",
+        "the expected patch changes nothing: a split after the last edit, or a half-typed "
+        "line that is already the whole line",
+    ),
+    ("no-cursor-excerpt", "no hunk holds the cursor's line, so Zed's cursor excerpt cannot be made"),
+    ("cursor-at-end", "the cursor is on a last line without a newline, which a markdown fence cannot hold"),
+    ("ambiguous-excerpt", "the cursor excerpt is found more than once in its file, however far it grows"),
+    ("no-split-of-kind", "--split KIND: no split of the commit is of that kind"),
+    ("other-kind", "--split KIND:N: the split at N is of another kind (Zed: an error)"),
+    ("duplicate", "-n: a sample identical to an earlier one of the same commit"),
+    ("exists", "the example's file is in -o already (--force overwrites it)"),
+)
+#: Why a file of a commit is left out of its diff.
+FILE_REASONS: tuple[tuple[str, str], ...] = (
+    ("binary", "a binary file: no text to edit"),
+    ("symlink", "a symbolic link: its text is a path"),
+    ("submodule", "a submodule (gitlink): a commit id, not a file"),
+    ("non-utf8", "text that is not UTF-8: an example is UTF-8"),
+    ("no-final-newline", "a file without a final newline: Zed's '\\ No newline' line does not survive a split"),
+    ("lone-cr", "a carriage return not before a newline: an editor's buffer makes it a line break"),
+    (
+        "odd-path",
+        "a path an example cannot name: a control character, a backslash, '..', '.git', or spaces at its ends",
+    ),
+    (
+        "header-like-line",
+        "a changed line that reads as a diff header ('--- x' deleted, '+++ x' added): Zed's "
+        "diff reader, and the scene's, would take it for a file name",
+    ),
+)
+REASONS = tuple(name for name, _ in COMMIT_REASONS + FILE_REASONS) + tuple(rule.name for rule in RULES)
+
+
+def order(reason: str) -> tuple[int, str]:
+    """The summary's order: commit reasons, file reasons, then the quality rules."""
+    return (REASONS.index(reason) if reason in REASONS else len(REASONS), reason)
+
+
+DEPARTURES = (
+    "input: the commit as recorded (file and hunk order), read from git, not an LLM-reordered diff",
+    "revision: the parent's full sha, not '<sha>~1'",
+    "name: <repo>-<sha8>-<split> (a second sample at the same split adds -<i>); Zed: <repo>-<sha8>[-<i>]",
+    "renames: the old path on both sides (Zed: the new one, absent at the parent); pure renames vanish as in Zed",
+    "binary, symlink, submodule, non-UTF-8 files, files without a final newline, files with a lone carriage "
+    "return and paths an example cannot name are left out of the diff (Zed refuses a submodule commit); a "
+    "CRLF file's carriage returns are dropped, as an editor's buffer drops them",
+    "merge and root commits are skipped; so are commits whose edits are all in service files",
+    "commits over 5,000 edits or 2,000,000 diff bytes are skipped as too big (Zed: no limit)",
+    "the quality rules leave lockfiles, generated and vendored files out of the diff and skip junk examples "
+    "(Zed keeps them; --keep turns a rule off)",
+    "a random split whose example a rule skips is drawn again, 10 draws in all, as Zed redraws a split that "
+    "lands in a service file",
+    "a pure insertion not right after the last history edit gets its half-typed line as a new history hunk "
+    "at the target's place (Zed inserts it after the last history edit, wherever that is)",
+    "the cursor excerpt grows by whole lines around it until it occurs once in the file",
+    "every example is checked before writing (history applies, excerpt unique, expected patch applies and "
+    "changes something); one that fails is counted as failed and not written",
+    "an explicit kind:value split that classifies otherwise is a skip (Zed: an error)",
+    "the RNG is Python's random.Random seeded with (seed + i) ^ int(sha, 16); Zed's draws are not reproduced",
+)
