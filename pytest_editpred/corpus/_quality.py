@@ -289,6 +289,12 @@ def _changes(diff: str) -> dict[str, _FileChange]:
     old: str | None = None
     current: _FileChange | None = None
     for line in split_lines(diff):
+        first = line[:1]
+        if first == " ":
+            continue
+        if current is not None and first in "+-" and not line.startswith(("+++", "---")):
+            (current.added if first == "+" else current.removed).append(line[1:])
+            continue
         parsed = classify(line)
         if parsed.kind is Kind.OLD_PATH:
             old, current = parsed.text, None

@@ -89,7 +89,11 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> E
     ``ambiguous-excerpt``) or :class:`Unloadable`."""
     from ...scene import apply_patch
 
-    loaded = round_trip(example, fmt)
+    try:
+        loaded = round_trip(example, fmt)
+        loaded.cursor_excerpt()
+    except EditPredError:  # the text holds a cursor marker of its own
+        raise Skip("marker-in-text") from None
     buffers: dict[str, str] = {}
     try:
         list(apply_sections(loaded.edit_history, buffers, files))

@@ -15,9 +15,18 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
+from ..._exceptions import EditPredError
 from ...example import Example, to_markdown
 from .._gitattributes import AttributeReader
-from .._quality import FILE_RULES, RULE_NAMES, file_rule, is_service_file, quality_findings
+from .._quality import (
+    FILE_RULES,
+    MAX_HISTORY_LINES,
+    MAX_TARGET_LINES,
+    RULE_NAMES,
+    file_rule,
+    is_service_file,
+    quality_findings,
+)
 from ._check import Unloadable, check_example
 from ._generate import Generated, generate
 from ._git import Commit, FileDiff, Repository
@@ -123,6 +132,18 @@ def _kept_files(commit: Commit, files: _ParentFiles, rules: Collection[str], res
     return "".join(texts)
 
 
+def _bounds(num_edits: int, rules: Collection[str]) -> tuple[int, int]:
+    """The splits the size rules can accept: every edit after the split is a changed
+    line of the target (``big-target``), every edit before it one of the history
+    (``big-history``); the half-typed line may add one to each."""
+    lo, hi = 1, num_edits
+    if "big-target" in rules:
+        lo = max(lo, num_edits - MAX_TARGET_LINES)
+    if "big-history" in rules:
+        hi = min(hi, MAX_HISTORY_LINES)
+    return lo, hi
+
+
 def split_commit(
     repo: Repository, commit: Commit, options: Options, shallow: Collection[str] = frozenset()
 ) -> CommitResult:
@@ -152,6 +173,9 @@ def split_commit(
         return skip("too-big")
     if "service-file" in options.rules and all(is_service_file(e.filename) for e in edits):
         return skip("service-file")
+    bounds = _bounds(len(edits), options.rules)
+    if bounds[0] > bounds[1]:
+        return skip("big-target")
     name_base = f"{repo_name(options.url)}-{commit.sha[:8]}"
     seen: set[str] = set()
     names: set[str] = set()
@@ -189,10 +213,13 @@ def split_commit(
             except Unloadable as failure:
                 result.failures.append((failure.reason, f"split {generated.split}: {failure}"))
                 return Skip("failed")
+            except EditPredError as error:  # not foreseen: a failure to report, never a stop
+                result.failures.append(("error", f"split {generated.split}: {error.reason}"))
+                return Skip("failed")
             return None
 
         try:
-            generated = generate(patch, options.point, rng, accept)
+            generated = generate(patch, options.point, rng, accept, bounds)
         except Skip as refused:
             if refused.reason != "failed":
                 result.skipped[refused.reason] += 1

@@ -63,30 +63,39 @@ def generate_at(patch: Patch, split: int, rng: Rng) -> Generated:
     return Generated(split, sequential(source), sequential(target), cursor, excerpt[0], kind, from_imitation)
 
 
-def _random_split(patch: Patch, rng: Rng) -> int:
-    """Zed's ``sample_split_point``: 1..=n, drawn again (10 draws in all) while the
-    first target edit is in a service file."""
+def _random_split(patch: Patch, rng: Rng, bounds: tuple[int, int]) -> int:
+    """Zed's ``sample_split_point``: 1..=n (here within ``bounds``), drawn again (10
+    draws in all) while the first target edit is in a service file."""
     num_edits = patch.num_edits
     edits = locations(patch)
-    split = rng.randint(1, num_edits)
+    split = rng.randint(*bounds)
     for _ in range(9):
         if split >= num_edits or not is_service_file(edits[split].filename):
             break
-        split = rng.randint(1, num_edits)
+        split = rng.randint(*bounds)
     return split
 
 
-def generate(patch: Patch, point: SplitPoint, rng: Rng, accept: Callable[[Generated], Skip | None]) -> Generated:
+def generate(
+    patch: Patch,
+    point: SplitPoint,
+    rng: Rng,
+    accept: Callable[[Generated], Skip | None],
+    bounds: tuple[int, int] | None = None,
+) -> Generated:
     """Choose the split as §1.4 step 5 says, generate it, and ask ``accept``.
 
     ``accept`` gives the reason a generated split is turned down (it would not load,
     a quality rule skips it), or None. A random split it turns down is drawn again
     (:data:`MAX_DRAWS` draws in all); kind-based sampling tries its next candidate.
-    Raises :class:`Skip` when nothing is found, with the last reason met."""
+    ``bounds`` (``lo``, ``hi``) narrows both to the splits the size rules can
+    accept (Zed draws from 1 to the number of edits). Raises :class:`Skip` when
+    nothing is found, with the last reason met."""
     num_edits = patch.num_edits
     if num_edits == 0:
         raise Skip("no-edits", "no edits found in commit")
     edits = locations(patch)
+    lo, hi = bounds if bounds is not None else (1, num_edits)
 
     def checked(generated: Generated) -> Generated:
         refused = accept(generated)
@@ -98,7 +107,7 @@ def generate(patch: Patch, point: SplitPoint, rng: Rng, accept: Callable[[Genera
         last: Skip | None = None
         for _ in range(MAX_DRAWS):
             try:
-                return checked(generate_at(patch, _random_split(patch, rng), rng))
+                return checked(generate_at(patch, _random_split(patch, rng, (lo, hi)), rng))
             except Skip as skip:
                 last = skip
         assert last is not None
@@ -116,7 +125,7 @@ def generate(patch: Patch, point: SplitPoint, rng: Rng, accept: Callable[[Genera
             )
         return checked(generated)
     candidates = []
-    for split in range(1, num_edits):
+    for split in range(max(lo, 1), min(hi + 1, num_edits)):
         prev, nxt = edits[split - 1], edits[split]
         if is_service_file(nxt.filename):
             continue

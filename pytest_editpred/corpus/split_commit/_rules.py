@@ -37,6 +37,7 @@ COMMIT_REASONS: tuple[tuple[str, str], ...] = (
     ),
     ("no-cursor-excerpt", "no hunk holds the cursor's line, so Zed's cursor excerpt cannot be made"),
     ("cursor-at-end", "the cursor is on a last line without a newline, which a markdown fence cannot hold"),
+    ("marker-in-text", "the text at the cursor holds '<|user_cursor|>' itself, which an example reads as the cursor"),
     ("ambiguous-excerpt", "the cursor excerpt is found more than once in its file, however far it grows"),
     ("no-split-of-kind", "--split KIND: no split of the commit is of that kind"),
     ("other-kind", "--split KIND:N: the split at N is of another kind (Zed: an error)"),
