@@ -41,6 +41,7 @@ __all__ = [
     "check_revisions",
     "count_commits",
     "default_revisions",
+    "git_path",
     "list_commits",
     "open_repository",
     "read_diffs",
