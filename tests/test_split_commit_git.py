@@ -38,7 +38,9 @@ def summary(stdout: str) -> dict[str, object]:
     found: dict[str, object] = dict(zip(("read", "written", "examples", "skipped", "failed"), map(int, head.groups())))
     for line in stdout.splitlines()[1:]:
         label, _, counts = line.strip().partition(": ")
-        found[label + (" by reason" if label in ("skipped", "failed") else "")] = {reason: int(n) for n, reason in (item.split(" ", 1) for item in counts.split(", "))}
+        found[label + (" by reason" if label in ("skipped", "failed") else "")] = {
+            reason: int(n) for n, reason in (item.split(" ", 1) for item in counts.split(", "))
+        }
     return found
 
 
@@ -81,6 +83,7 @@ def odd_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return repo
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["markdown", "jsonl"])
 def test_odd_paths_round_trip_and_unnameable_ones_are_left_out(
     odd_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str

@@ -222,8 +222,8 @@ class _Linter:
         except EditPredError as error:
             add_error(error)
             return findings
-        findings.extend(self._quality(example, scene, patch_line))
         candidates, broken = self._candidates(example, scene, add, patch_line)
+        findings.extend(self._quality(example, scene, None if broken else candidates, patch_line))
         rejected = None
         if example.rejected_patch is not None:
             from ..judge import Candidate, expected_candidates
@@ -269,12 +269,15 @@ class _Linter:
         self._duplicate(example, scene, candidates, add)
         return findings
 
-    def _quality(self, example: Any, scene: Any, patch_line: Callable[[int], int | None]) -> list[Finding]:
+    def _quality(
+        self, example: Any, scene: Any, candidates: tuple[Any, ...] | None, patch_line: Callable[[int], int | None]
+    ) -> list[Finding]:
         """The quality rules that hold for the example, as split-commit reads them:
         files at the example's revision (its uncommitted diff applied), their
-        ``.gitattributes`` read once per revision."""
+        ``.gitattributes`` read once per revision, and, when every expected patch
+        applies (``candidates``), where each one changes the buffers."""
         from ._gitattributes import AttributeReader
-        from ._quality import quality_findings
+        from ._quality import changed_rows, quality_findings
 
         def text_of(path: str) -> str | None:
             opened = scene.open_file(path)
@@ -284,6 +287,17 @@ class _Linter:
         reader = self.attributes.get(key)
         if reader is None:
             reader = self.attributes[key] = AttributeReader(text_of)
+        rows = None
+        if candidates is not None and example.expected_patches:
+            rows = []
+            for candidate in candidates:
+                changed = {}
+                for path in set(candidate.buffers) | set(scene.buffers):
+                    after = candidate.buffers.get(path)
+                    before = scene.buffers[path] if path in scene.buffers else text_of(path)
+                    if after != before:
+                        changed[path] = changed_rows(before, after)
+                rows.append(changed)
         source = example.source
         found = []
         for quality in quality_findings(
@@ -292,6 +306,8 @@ class _Linter:
             scene.cursor.path,
             text_of=text_of,
             attributes_of=reader,
+            rows=rows,
+            cursor_row=scene.cursor.row,
         ):
             if quality.message.startswith("the edit history"):
                 line = source.edit_history_line

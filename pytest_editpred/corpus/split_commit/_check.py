@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..._diff import apply_sections
 from ..._exceptions import EditPredError
 from ...example import Example, from_json, from_markdown, to_json, to_markdown
+from .._quality import changed_rows
 from ._cursor import MARKER
 from ._rules import Skip
 
-__all__ = ["Unloadable", "check_example", "round_trip"]
+__all__ = ["Checked", "Unloadable", "check_example", "round_trip"]
 
 Files = Callable[[str], "tuple[str, str] | None"]
 
@@ -74,6 +75,16 @@ def _unique_excerpt(text: str, excerpt: str, offset: int, line_hint: int) -> tup
             return None
 
 
+@dataclass(frozen=True)
+class Checked:
+    """An example that loads, with what the quality rules on place need: the first
+    and last row its expected patch changes in each file, and the cursor's row."""
+
+    example: Example
+    rows: dict[str, tuple[int, int]]
+    cursor_row: int
+
+
 class Unloadable(Exception):
     """The example would not load: a failure of split-commit, reported, never written;
     ``reason`` names the step that failed, for the summary."""
@@ -83,10 +94,10 @@ class Unloadable(Exception):
         self.reason = reason
 
 
-def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> Example:
+def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> Checked:
     """The example as the plugin will load it, made loadable (its excerpt grown until
     unique). Raises :class:`Skip` (``do-nothing-target``, ``cursor-at-end``,
-    ``ambiguous-excerpt``) or :class:`Unloadable`."""
+    ``ambiguous-excerpt``, ``marker-in-text``) or :class:`Unloadable`."""
     from ...scene import apply_patch
 
     try:
@@ -109,6 +120,7 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> E
         buffers[path] = opened[1]
     excerpt, offset = loaded.cursor_excerpt()
     unique = _unique_excerpt(buffers[path], excerpt, offset, line_hint)
+    cursor = buffers[path].find(unique[0]) + unique[1] if unique is not None else 0
     if unique is None and excerpt.endswith("\n") and buffers[path].endswith(excerpt[:-1]):
         raise Skip("cursor-at-end")  # a fence always ends in a newline
     if unique is None:
@@ -133,4 +145,9 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> E
     before = {p: (buffers[p] if p in buffers else (files(p) or (p, None))[1]) for p in patched.changed}
     if all(patched.buffers.get(p) == before[p] for p in patched.changed):
         raise Skip("do-nothing-target")
-    return example
+    rows = {
+        p: changed_rows(before[p], patched.buffers.get(p))
+        for p in patched.changed
+        if patched.buffers.get(p) != before[p]
+    }
+    return Checked(example, rows, buffers[path].count("\n", 0, cursor))

@@ -22,8 +22,10 @@ from .._quality import (
     FILE_RULES,
     MAX_HISTORY_LINES,
     MAX_TARGET_LINES,
+    NEAR_ROWS,
     RULE_NAMES,
     file_rule,
+    is_changelog,
     is_service_file,
     quality_findings,
 )
@@ -34,7 +36,11 @@ from ._patch import locations, parse_patch
 from ._points import SplitPoint
 from ._rules import Skip, order
 
-__all__ = ["MAX_DIFF_BYTES", "MAX_EDITS", "CommitResult", "Options", "repo_name", "split_commit"]
+__all__ = ["MAX_DIFF_BYTES", "MAX_EDITS", "PLACE_RULES", "CommitResult", "Options", "repo_name", "split_commit"]
+
+
+#: The quality rules on where the target is: they need the expected patch applied.
+PLACE_RULES = frozenset({"scattered-target", "unrelated-target"})
 
 #: A commit with more edits than this, or a larger diff, is skipped as ``too-big``:
 #: Zed has no limit, but an example of thousands of lines teaches nothing and costs.
@@ -133,11 +139,12 @@ def _kept_files(commit: Commit, files: _ParentFiles, rules: Collection[str], res
 
 
 def _bounds(num_edits: int, rules: Collection[str]) -> tuple[int, int]:
-    """The splits the size rules can accept: every edit after the split is a changed
-    line of the target (``big-target``), every edit before it one of the history
-    (``big-history``); the half-typed line may add one to each."""
+    """The splits the size rules can accept: every edit before the split is a changed
+    line of the history (``big-history``), and, when the target is not cut to its
+    next edit (``scattered-target`` kept), every edit after it one of the target
+    (``big-target``); the half-typed line may add one to each."""
     lo, hi = 1, num_edits
-    if "big-target" in rules:
+    if "big-target" in rules and "scattered-target" not in rules:
         lo = max(lo, num_edits - MAX_TARGET_LINES)
     if "big-history" in rules:
         hi = min(hi, MAX_HISTORY_LINES)
@@ -174,8 +181,15 @@ def split_commit(
     if "service-file" in options.rules and all(is_service_file(e.filename) for e in edits):
         return skip("service-file")
     bounds = _bounds(len(edits), options.rules)
-    if bounds[0] > bounds[1]:
+    if bounds[0] > bounds[1] and options.point.value is None:
         return skip("big-target")
+    cut = NEAR_ROWS if "scattered-target" in options.rules else None
+
+    def avoid(path: str) -> bool:
+        """A first target edit in a changelog gives a target the rule skips: the cut
+        keeps that file alone."""
+        return cut is not None and "changelog" in options.rules and is_changelog(path)
+
     name_base = f"{repo_name(options.url)}-{commit.sha[:8]}"
     seen: set[str] = set()
     names: set[str] = set()
@@ -196,18 +210,29 @@ def split_commit(
 
         def accept(generated: Generated, kept: dict[int, Example] = kept) -> Skip | None:
             example = build(generated)
-            findings = quality_findings(
-                example.edit_history,
-                example.expected_patches,
-                example.cursor_path,
-                text_of=files.text,
-                attributes_of=files.attributes,
-                rules=options.rules,
-            )
-            if findings:
-                return Skip(findings[0].rule, findings[0].message)
+
+            def junk(rows: list[dict[str, tuple[int, int]]] | None = None, row: int | None = None) -> Skip | None:
+                findings = quality_findings(
+                    example.edit_history,
+                    example.expected_patches,
+                    example.cursor_path,
+                    text_of=files.text,
+                    attributes_of=files.attributes,
+                    rules=options.rules if rows is None else options.rules & PLACE_RULES,
+                    rows=rows,
+                    cursor_row=row,
+                )
+                return Skip(findings[0].rule, findings[0].message) if findings else None
+
+            refused = junk()  # the rules that need no applied patch first: they are cheap
+            if refused is not None:
+                return refused
             try:
-                kept[id(generated)] = check_example(example, files, options.fmt, generated.cursor.line)
+                checked = check_example(example, files, options.fmt, generated.cursor.line)
+                refused = junk([checked.rows], checked.cursor_row)
+                if refused is not None:
+                    return refused
+                kept[id(generated)] = checked.example
             except Skip as skip:
                 return skip
             except Unloadable as failure:
@@ -219,7 +244,7 @@ def split_commit(
             return None
 
         try:
-            generated = generate(patch, options.point, rng, accept, bounds)
+            generated = generate(patch, options.point, rng, accept, bounds, cut, avoid)
         except Skip as refused:
             if refused.reason != "failed":
                 result.skipped[refused.reason] += 1

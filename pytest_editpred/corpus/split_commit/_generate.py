@@ -19,7 +19,7 @@ from .._quality import is_service_file
 from ._cursor import Cursor, Rng, cursor_excerpt, sample_cursor_position
 from ._half_typed import imitate_human_edits
 from ._kinds import SAME_FILE_NEAR_LINE_THRESHOLD, classify
-from ._patch import Patch, locations, sequential, split_ordered_patch
+from ._patch import Patch, cut_target, locations, sequential, split_ordered_patch
 from ._points import SplitPoint, resolve_split_value
 from ._rules import Skip
 
@@ -44,8 +44,9 @@ class Generated:
     from_imitation: bool
 
 
-def generate_at(patch: Patch, split: int, rng: Rng) -> Generated:
-    """``generate_split_commit_at_split`` plus the excerpt (§1.4 steps 6–7)."""
+def generate_at(patch: Patch, split: int, rng: Rng, cut: int | None = None) -> Generated:
+    """``generate_split_commit_at_split`` plus the excerpt (§1.4 steps 6–7); with
+    ``cut``, the expected patch is cut to its next edit (:func:`cut_target`)."""
     source, target = split_ordered_patch(patch, split)
     human_edit_seed = rng.randint(1, 10000)
     source, target, cursor = imitate_human_edits(source, target, human_edit_seed)
@@ -60,17 +61,20 @@ def generate_at(patch: Patch, split: int, rng: Rng) -> Generated:
         raise Skip("no-cursor-excerpt", f"the cursor line {cursor.line} is outside its excerpt")
     if split == 0:
         target = ""
+    elif cut is not None:  # after the excerpt, which may come from a hunk the cut drops
+        target = cut_target(target, cut)
     return Generated(split, sequential(source), sequential(target), cursor, excerpt[0], kind, from_imitation)
 
 
-def _random_split(patch: Patch, rng: Rng, bounds: tuple[int, int]) -> int:
+def _random_split(patch: Patch, rng: Rng, bounds: tuple[int, int], avoid: Callable[[str], bool]) -> int:
     """Zed's ``sample_split_point``: 1..=n (here within ``bounds``), drawn again (10
-    draws in all) while the first target edit is in a service file."""
+    draws in all) while the first target edit is in a service file (or another file
+    ``avoid`` names: one whose target a quality rule would skip)."""
     num_edits = patch.num_edits
     edits = locations(patch)
     split = rng.randint(*bounds)
     for _ in range(9):
-        if split >= num_edits or not is_service_file(edits[split].filename):
+        if split >= num_edits or not (is_service_file(edits[split].filename) or avoid(edits[split].filename)):
             break
         split = rng.randint(*bounds)
     return split
@@ -82,6 +86,8 @@ def generate(
     rng: Rng,
     accept: Callable[[Generated], Skip | None],
     bounds: tuple[int, int] | None = None,
+    cut: int | None = None,
+    avoid: Callable[[str], bool] = lambda path: False,
 ) -> Generated:
     """Choose the split as §1.4 step 5 says, generate it, and ask ``accept``.
 
@@ -89,8 +95,10 @@ def generate(
     a quality rule skips it), or None. A random split it turns down is drawn again
     (:data:`MAX_DRAWS` draws in all); kind-based sampling tries its next candidate.
     ``bounds`` (``lo``, ``hi``) narrows both to the splits the size rules can
-    accept (Zed draws from 1 to the number of edits). Raises :class:`Skip` when
-    nothing is found, with the last reason met."""
+    accept (Zed draws from 1 to the number of edits); ``cut`` is passed on to
+    :func:`generate_at`; ``avoid`` names files a first target edit should not be in,
+    drawn again like Zed's service files. Raises :class:`Skip` when nothing is found, with the last
+    reason met."""
     num_edits = patch.num_edits
     if num_edits == 0:
         raise Skip("no-edits", "no edits found in commit")
@@ -107,17 +115,17 @@ def generate(
         last: Skip | None = None
         for _ in range(MAX_DRAWS):
             try:
-                return checked(generate_at(patch, _random_split(patch, rng, (lo, hi)), rng))
+                return checked(generate_at(patch, _random_split(patch, rng, (lo, hi), avoid), rng, cut))
             except Skip as skip:
                 last = skip
         assert last is not None
         raise last
     if point.kind is None:
         assert point.value is not None
-        return checked(generate_at(patch, resolve_split_value(point.value, num_edits), rng))
+        return checked(generate_at(patch, resolve_split_value(point.value, num_edits), rng, cut))
     if point.value is not None:
         split = resolve_split_value(point.value, num_edits)
-        generated = generate_at(patch, split, rng)
+        generated = generate_at(patch, split, rng, cut)
         if generated.kind != point.kind:
             raise Skip(
                 "other-kind",
@@ -127,7 +135,7 @@ def generate(
     candidates = []
     for split in range(max(lo, 1), min(hi + 1, num_edits)):
         prev, nxt = edits[split - 1], edits[split]
-        if is_service_file(nxt.filename):
+        if is_service_file(nxt.filename) or avoid(nxt.filename):
             continue
         if point.kind == "fim" and nxt.kind != "+":
             continue
@@ -147,7 +155,7 @@ def generate(
             if attempts > MAX_KIND_ATTEMPTS:
                 break
             try:
-                generated = generate_at(patch, split, rng)
+                generated = generate_at(patch, split, rng, cut)
             except Skip:
                 continue
             if generated.kind != point.kind:

@@ -65,6 +65,7 @@ _CONFIG = [
             "diff.mnemonicPrefix=false",
             "diff.relative=false",
             "color.ui=false",
+            f"core.attributesFile={os.devnull}",
         )
         for arg in ("-c", setting)
     ),
@@ -90,7 +91,7 @@ def _environment(**extra: str) -> dict[str, str]:
     """The scene's environment for git, isolated from the user's and system's git
     configuration (they would change the diff), local repositories only, and no
     lazy fetch of a partial clone's missing objects."""
-    return git_isolated_environment(GIT_LOCAL, GIT_NO_LAZY_FETCH="1", **extra)
+    return git_isolated_environment(GIT_LOCAL, GIT_NO_LAZY_FETCH="1", GIT_ATTR_NOSYSTEM="1", **extra)
 
 
 def _start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
@@ -459,10 +460,14 @@ def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commi
 def _diff_tree(repo: Repository, commits: Sequence[list[str]]) -> Iterator[tuple[str, list[bytes], str | None]]:
     """``(sha, diff lines, None)`` for each commit git diffs; when git stops early,
     last ``(the commit whose header came last, or "", [], git's message)``."""
-    with tempfile.TemporaryFile() as errors:
+    # No work tree and an empty index: the checkout's (or the caller's folder's)
+    # .gitattributes would otherwise make files "binary" or change their diff; the
+    # attributes that count are the commit's own, read by the quality rules.
+    with tempfile.TemporaryFile() as errors, tempfile.TemporaryDirectory(prefix="editpred-") as nowhere:
         proc = _start(
             [*_CONFIG, f"--git-dir={repo.git_dir}", "diff-tree", "--stdin", "--always", *_DIFF_OPTIONS],
-            env=_environment(),
+            env=_environment(GIT_WORK_TREE=nowhere, GIT_INDEX_FILE=os.path.join(nowhere, "index")),
+            cwd=Path(nowhere),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,

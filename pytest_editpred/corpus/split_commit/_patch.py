@@ -21,6 +21,7 @@ __all__ = [
     "Line",
     "Location",
     "Patch",
+    "cut_target",
     "extract_edits",
     "header_path",
     "locations",
@@ -328,3 +329,21 @@ def sequential(text: str) -> str:
             h.old_start = h.new_start
             changed = True
     return patch.to_text() if changed else text
+
+
+def cut_target(target: str, rows: int) -> str:
+    """The expected patch cut to its next edit: the edits of the first target edit's
+    file within ``rows`` rows after it, taken out of the rest with Zed's own
+    :func:`extract_edits`; the rest of the commit is not part of the example."""
+    patch, edits = parsed(target)
+    if not edits:
+        return target
+    first = edits[0]
+    selected = {
+        index
+        for index, edit in enumerate(edits)
+        if edit.filename == first.filename and edit.target_line - first.target_line <= rows
+    }
+    if len(selected) == len(edits):
+        return target
+    return extract_edits(patch, selected)[0].to_text()
