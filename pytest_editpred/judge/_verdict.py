@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._exceptions import EditPredError, ExampleError
-from .._text import Change, change_between
+from .._text import Change, change_between, normalize_line_endings, normalized_offset
 from ..example import ExpectedPatch
 from ..scene import EditEvent, Patched, apply_patch
 from ._frame import scoring_frame
@@ -161,16 +161,19 @@ def predicted_outcome(
 ) -> tuple[Mapping[str, str], tuple[str, int]]:
     """The buffers and cursor after the prediction (DiffError when it does not apply)."""
     path, offset = cursor
-    if prediction.text is not None:
-        result: Mapping[str, str] = {**buffers, path: prediction.text}
+    predicted_offset = prediction.cursor
+    if prediction.text is not None:  # text entering a buffer: Zed's line endings
+        result: Mapping[str, str] = {**buffers, path: normalize_line_endings(prediction.text)}
+        if predicted_offset is not None:
+            predicted_offset = normalized_offset(prediction.text, predicted_offset)
     elif prediction.patch:
         patched: Patched = apply_patch(buffers, prediction.patch, open_file=open_file, default_path=path)
         result = patched.buffers
     else:
         result = buffers
     new_text = result.get(path, "")
-    if prediction.cursor is not None:
-        return result, (path, prediction.cursor)
+    if predicted_offset is not None:
+        return result, (path, predicted_offset)
     return result, (path, default_cursor(buffers[path], new_text, offset))
 
 
