@@ -14,10 +14,10 @@ do we:
 * patches apply hunk by hunk, each in the text the previous hunks left
   (:func:`apply_hunks`);
 * the text a hunk matches and inserts is what a buffer holds: lines are split as
-  Rust's ``lines()`` splits them (one ``\r`` before a ``\n`` dropped), and a lone
-  ``\r`` left inside a line's content is a ``\n``
+  Rust's ``lines()`` splits them (one ``\\r`` before a ``\\n`` dropped), and a lone
+  ``\\r`` left inside a line's content is a ``\\n``
   (:func:`~pytest_editpred._text.normalize_line_endings`), so a diff written from
-  a CRLF file applies to its buffer, and one line's ``\r`` never makes the rest of
+  a CRLF file applies to its buffer, and one line's ``\\r`` never makes the rest of
   that line a garbage line of the diff.
 
 Placing a hunk means searching the whole text for its context (every match counts, to
@@ -306,7 +306,7 @@ class _Parser:
         self.section = None
 
     def feed(self, index: int, line: str, cr: bool = False) -> None:
-        """One line of the diff; ``cr``: a ``\r`` before its ``\n`` was dropped."""
+        """One line of the diff; ``cr``: a ``\\r`` before its ``\\n`` was dropped."""
         parsed = classify(line)
         kind = parsed.kind
         if kind is Kind.OLD_PATH:

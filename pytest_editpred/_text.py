@@ -38,12 +38,12 @@ _DETECT_BYTES = 1000
 
 
 def normalize_line_endings(text: str) -> str:
-    """Zed's ``LineEnding::normalize``: every ``\r\n``, and every lone ``\r``, is ``\n``.
+    """Zed's ``LineEnding::normalize``: every ``\\r\\n``, and every lone ``\\r``, is ``\\n``.
 
     Zed's buffers hold their text this way (normalised when a file is loaded, and
     when an edit inserts text), so every text that enters a buffer here goes through
     this one function: the repository's files, the cursor excerpt, the text a diff
-    matches or inserts, a predicted text. Linear, and free for a text without ``\r``.
+    matches or inserts, a predicted text. Linear, and free for a text without ``\\r``.
     """
     if "\r" not in text:
         return text
@@ -52,8 +52,8 @@ def normalize_line_endings(text: str) -> str:
 
 def normalized_offset(text: str, offset: int) -> int:
     """The offset in :func:`normalize_line_endings` of ``text`` of the character at
-    ``offset`` in ``text``. An offset between the ``\r`` and the ``\n`` of a pair is
-    the pair's ``\n``: the end of its line's text, where an editor's cursor is."""
+    ``offset`` in ``text``. An offset between the ``\\r`` and the ``\\n`` of a pair is
+    the pair's ``\\n``: the end of its line's text, where an editor's cursor is."""
     if "\r" not in text:
         return offset
     if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":
@@ -62,9 +62,9 @@ def normalized_offset(text: str, offset: int) -> int:
 
 
 def detect_line_ending(text: str | bytes) -> str:
-    """Zed's ``LineEnding::detect``: :data:`CRLF` when the first ``\n`` within the
-    first 1,000 bytes follows a ``\r``, else :data:`LF` (also for a text with no
-    ``\n`` there). The style a buffer remembers of its file and saves it with."""
+    """Zed's ``LineEnding::detect``: :data:`CRLF` when the first ``\\n`` within the
+    first 1,000 bytes follows a ``\\r``, else :data:`LF` (also for a text with no
+    ``\\n`` there). The style a buffer remembers of its file and saves it with."""
     head = text[:_DETECT_BYTES]
     if isinstance(head, str):
         head = head.encode("utf-8", "surrogatepass")[:_DETECT_BYTES]

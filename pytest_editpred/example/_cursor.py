@@ -88,8 +88,8 @@ def parse_cursor_excerpt(text: str) -> tuple[str, int]:
 def normalize_cursor_block(text: str) -> str:
     """A cursor block with the line endings a buffer holds
     (:func:`~pytest_editpred._text.normalize_line_endings`). An inline marker between
-    the ``\r`` and the ``\n`` of a pair stands before the pair (the end of its line's
-    text), or normalising the lone ``\r`` left before it would add a line."""
+    the ``\\r`` and the ``\\n`` of a pair stands before the pair (the end of its line's
+    text), or normalising the lone ``\\r`` left before it would add a line."""
     if "\r" not in text:
         return text
     return normalize_line_endings(text.replace("\r" + INLINE_MARKER + "\n", INLINE_MARKER + "\r\n"))

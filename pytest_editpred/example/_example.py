@@ -173,7 +173,7 @@ class Example:
     def cursor_excerpt(self) -> tuple[str, int]:
         """The excerpt without its marker and the cursor's character offset in it,
         with the line endings a buffer holds (an ep JSON ``cursor_position`` may hold
-        ``\r\n``; the excerpt is searched for in a buffer)."""
+        ``\\r\\n``; the excerpt is searched for in a buffer)."""
         from ._cursor import normalize_cursor_block, parse_cursor_excerpt
 
         try:

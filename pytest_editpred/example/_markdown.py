@@ -403,7 +403,7 @@ def _history_blocks(history: str) -> list[tuple[bool, str]]:
 
 
 def _diff_text(diff: str) -> str:
-    """A diff as markdown can hold it: a lone ``\r`` in a line's text would be read
+    """A diff as markdown can hold it: a lone ``\\r`` in a line's text would be read
     as a line break that makes the rest of the line garbage, so such a line is
     written as the lines a buffer holds (the diff engine reads it the same way)."""
     from .._eol import split_lone_carriage_returns
@@ -415,9 +415,9 @@ def to_markdown(example: Example) -> str:
     """Write the example in Zed's layout; :func:`from_markdown` reads it back equal.
 
     Text fields are written in fences, which always end in a newline: a field
-    without a final newline gains one (as in Zed). Markdown reads ``\r\n`` and a
-    lone ``\r`` as ``\n``: an example whose texts hold them reads back with the
-    line endings a buffer holds, and its diffs with a lone ``\r`` are written as
+    without a final newline gains one (as in Zed). Markdown reads ``\\r\\n`` and a
+    lone ``\\r`` as ``\\n``: an example whose texts hold them reads back with the
+    line endings a buffer holds, and its diffs with a lone ``\\r`` are written as
     the lines it makes (:func:`_diff_text`), so it still means the same edits.
     """
     out = [

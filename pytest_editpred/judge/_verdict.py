@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from .._exceptions import EditPredError, ExampleError
 from .._text import Change, change_between, normalize_line_endings, normalized_offset
 from ..example import ExpectedPatch
-from ..scene import EditEvent, Patched, apply_patch
+from ..scene import Buffers, EditEvent, Patched, apply_patch, created_paths, deleted_paths
 from ._frame import scoring_frame
 from ._prediction import Prediction
 
@@ -122,7 +122,21 @@ def _same_text(a: str | None, b: str | None, mode: str) -> bool:
 
 
 def same_buffers(a: Mapping[str, str], b: Mapping[str, str], mode: str) -> bool:
+    """The same files: the same texts, and the same files deleted
+    (:class:`~pytest_editpred.scene.Buffers`: a deleted file no buffer held is no key,
+    like a file nobody opened)."""
+    if deleted_paths(a) != deleted_paths(b):
+        return False
     return all(_same_text(a.get(p), b.get(p), mode) for p in set(a) | set(b))
+
+
+def _state(buffers: Mapping[str, str], path: str) -> str | None:
+    """A file's text in ``buffers``, ``None`` when it is not there (unchanged); a
+    deleted file is ``"\0deleted"``, which no text of a buffer equals."""
+    return _DELETED if path in deleted_paths(buffers) else buffers.get(path)
+
+
+_DELETED = "\0deleted"
 
 
 def expected_candidates(
@@ -163,7 +177,8 @@ def predicted_outcome(
     path, offset = cursor
     predicted_offset = prediction.cursor
     if prediction.text is not None:  # text entering a buffer: Zed's line endings
-        result: Mapping[str, str] = {**buffers, path: normalize_line_endings(prediction.text)}
+        texts = {**buffers, path: normalize_line_endings(prediction.text)}
+        result: Mapping[str, str] = Buffers(texts, deleted_paths(buffers), created_paths(buffers))
         if predicted_offset is not None:
             predicted_offset = normalized_offset(prediction.text, predicted_offset)
     elif prediction.patch:
@@ -215,7 +230,8 @@ def judge(
             score=scored,
             notes=notes,
         )
-    changed = tuple(sorted(p for p in set(predicted) | set(buffers) if predicted.get(p) != buffers.get(p)))
+    paths = set(predicted) | set(buffers) | deleted_paths(predicted) | deleted_paths(buffers)
+    changed = tuple(sorted(p for p in paths if _state(predicted, p) != _state(buffers, p)))
     inside = 0 <= predicted_cursor[1] <= len(predicted.get(predicted_cursor[0], ""))
     best, scored, notes = _score(
         buffers, cursor, candidates, predicted, predicted_cursor if inside else None, prediction.patch, events
@@ -372,14 +388,20 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
     if verdict.best is None:
         return ""
     candidate = verdict.candidates[verdict.best]
+    wanted, got = candidate.buffers, verdict.predicted_buffers
     paths = sorted(
         p
-        for p in set(candidate.buffers) | set(verdict.predicted_buffers)
-        if candidate.buffers.get(p) != verdict.predicted_buffers.get(p) or p == cursor_path
+        for p in set(wanted) | set(got) | deleted_paths(wanted) | deleted_paths(got)
+        if _state(wanted, p) != _state(got, p) or p == cursor_path
     )
     lines: list[str] = []
     omitted = 0  # lines of the diffs not made (past what is shown)
     for path in paths:
+        said = _existence(path, wanted, got)
+        if said is not None:
+            lines.append(said)
+        if path in deleted_paths(wanted) or path in deleted_paths(got):
+            continue  # no text on one side: the line above says it all
         expected = candidate.buffers.get(path, "")
         predicted = verdict.predicted_buffers.get(path, "")
         if candidate.cursor and candidate.cursor[0] == path:
@@ -405,6 +427,20 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
     if len(lines) + omitted > MAX_DIFF_LINES:
         lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
     return escape_controls("".join(_clipped_line(line) for line in lines))
+
+
+def _existence(path: str, wanted: Mapping[str, str], got: Mapping[str, str]) -> str | None:
+    """One line when the expected patch and the prediction disagree on whether
+    ``path`` exists (a deletion, a creation), naming it; None when they agree."""
+    for who, other, mine, theirs in (
+        ("the expected patch", "the prediction", wanted, got),
+        ("the prediction", "the expected patch", got, wanted),
+    ):
+        if path in deleted_paths(mine) and path not in deleted_paths(theirs):
+            return f"{path}: {who} deletes this file; {other} {'edits' if path in theirs else 'keeps'} it\n"
+        if path in created_paths(mine) and path not in theirs:
+            return f"{path}: {who} creates this file; {other} does not\n"
+    return None
 
 
 MAX_DIFF_LINE_CHARS = 500

@@ -127,9 +127,9 @@ class PredictionRequest:
     ``base_texts``: each buffer's text before the edit history, as the repository
     holds it (the scene's :attr:`~pytest_editpred.scene.Scene.base_texts`); a prompt
     builder reuses the syntax tree of that file version for the buffer.
-    ``line_endings``: each buffer's line ending as its file is stored (``"\r\n"`` or
-    ``"\n"``), what Zed's buffer remembers to save the file with. Every text here
-    (buffers, base texts, :meth:`file_text`, events) has ``\n`` endings, as Zed's
+    ``line_endings``: each buffer's line ending as its file is stored (``"\\r\\n"`` or
+    ``"\\n"``), what Zed's buffer remembers to save the file with. Every text here
+    (buffers, base texts, :meth:`file_text`, events) has ``\\n`` endings, as Zed's
     buffers do; :meth:`worktree` has the stored bytes.
     """
 
@@ -174,7 +174,7 @@ class PredictionRequest:
 
         Created on first use and shared read-only between examples: do not write
         into it. The buffers, not these files, hold the user's unsaved edits. Its
-        files have their stored bytes, ``\r\n`` line endings included.
+        files have their stored bytes, ``\\r\\n`` line endings included.
         """
         if self._worktree is None:
             raise RuntimeError("this request has no repository behind it")

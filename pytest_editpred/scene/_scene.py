@@ -9,8 +9,8 @@ applied to a temporary index, giving a tree to read from. A worktree on disk is 
 only when a completion function asks for one.
 
 Line endings are Zed's buffers': a file read from the tree becomes a buffer with
-``\n`` endings (:func:`~pytest_editpred._text.normalize_line_endings`), and the style
-it was stored with (``\r\n`` or ``\n``, Zed's ``LineEnding::detect``) is remembered in
+``\\n`` endings (:func:`~pytest_editpred._text.normalize_line_endings`), and the style
+it was stored with (``\\r\\n`` or ``\\n``, Zed's ``LineEnding::detect``) is remembered in
 ``line_endings``, as Zed's buffer remembers it to save the file. The tree, and so
 :meth:`Scene.worktree`, keeps the stored bytes.
 
@@ -72,9 +72,10 @@ class Scene:
     each buffer's text as it was read from ``tree``, before the edit history (a
     buffer the history created has none), so that work done on a file version, such
     as its syntax tree, can be reused for the edited buffer. ``line_endings``: each
-    buffer's line ending as its file is stored in ``tree`` (``"\r\n"`` or ``"\n"``;
-    ``"\n"``, Zed's default, for a buffer the history created); the buffers
-    themselves always hold ``\n``.
+    buffer's line ending as its file is stored in ``tree`` (``"\\r\\n"`` or ``"\\n"``;
+    ``"\\n"``, Zed's default, for a buffer the history created); the buffers
+    themselves always hold ``\\n``. ``deleted``: the files of ``tree`` the edit
+    history deleted (or renamed away), which :meth:`open_file` no longer reads.
     """
 
     example: Example
@@ -88,11 +89,13 @@ class Scene:
     repository: Repository | None = field(default=None, repr=False, compare=False)
     base_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
     line_endings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    deleted: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def open_file(self, path: str) -> tuple[str, str] | None:
         """``(path, text)`` of a file at the scene's tree as a buffer holds it
-        (``\n`` line endings), or None when it is not there."""
-        if self.repository is None:
+        (``\\n`` line endings), or None when it is not there or the edit history
+        deleted it (``deleted``)."""
+        if self.repository is None or path in self.deleted:
             return None
         text = self.repository.read(self.tree, path)
         return None if text is None else (path, normalize_line_endings(text))
@@ -332,4 +335,5 @@ def build_scene(example: Example, cache: RepositoryCache) -> Scene:
         repository=repository,
         base_texts=MappingProxyType({path: read[path] for path in buffers if path in read}),
         line_endings=MappingProxyType({path: styles.get(path, LF) for path in buffers}),
+        deleted=frozenset(a.old_path for a in applied if a.after is None or a.path != a.old_path) - set(buffers),
     )
