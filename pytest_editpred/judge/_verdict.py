@@ -130,13 +130,13 @@ def same_buffers(a: Mapping[str, str], b: Mapping[str, str], mode: str) -> bool:
     return all(_same_text(a.get(p), b.get(p), mode) for p in set(a) | set(b))
 
 
-def _state(buffers: Mapping[str, str], path: str) -> str | None:
-    """A file's text in ``buffers``, ``None`` when it is not there (unchanged); a
-    deleted file is ``"\0deleted"``, which no text of a buffer equals."""
+def _state(buffers: Mapping[str, str], path: str) -> object:
+    """A file's text in ``buffers``, ``None`` when it is no key (as the tree has it),
+    :data:`_DELETED` when ``buffers`` deleted it."""
     return _DELETED if path in deleted_paths(buffers) else buffers.get(path)
 
 
-_DELETED = "\0deleted"
+_DELETED = object()
 
 
 def expected_candidates(
