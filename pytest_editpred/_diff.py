@@ -12,7 +12,13 @@ do we:
 * the edit history applies file section by file section, every hunk of a section
   located in the text as it was before the section (:func:`apply_sections`);
 * patches apply hunk by hunk, each in the text the previous hunks left
-  (:func:`apply_hunks`).
+  (:func:`apply_hunks`);
+* the text a hunk matches and inserts is what a buffer holds: lines are split as
+  Rust's ``lines()`` splits them (one ``\\r`` before a ``\\n`` dropped), and a lone
+  ``\\r`` left inside a line's content is a ``\\n``
+  (:func:`~pytest_editpred._text.normalize_line_endings`), so a diff written from
+  a CRLF file applies to its buffer, and one line's ``\\r`` never makes the rest of
+  that line a garbage line of the diff.
 
 Placing a hunk means searching the whole text for its context (every match counts, to
 tell a unique context from a repeated one), so a patch costs its hunk count times the
@@ -281,6 +287,7 @@ class _Parser:
         self.new_len = 0
         self.pending_start: int | None = None
         self.predicted = False
+        self.last_cr = False  # the last content line ended with a dropped "\r"
 
     def _emit_hunk(self) -> None:
         hunk = self.hunk
@@ -304,7 +311,8 @@ class _Parser:
         self._emit_hunk()
         self.section = None
 
-    def feed(self, index: int, line: str) -> None:
+    def feed(self, index: int, line: str, cr: bool = False) -> None:
+        """One line of the diff; ``cr``: a ``\\r`` before its ``\\n`` was dropped."""
         parsed = classify(line)
         kind = parsed.kind
         if kind is Kind.OLD_PATH:
@@ -324,13 +332,16 @@ class _Parser:
             if self.marker is not None and line.strip() == self.marker:
                 self.predicted = True
         elif kind is Kind.NO_NEWLINE:
-            self._no_newline()
+            self._no_newline(cr)
         elif self.section is not None:
             self._content(index, kind, parsed.text)
+            self.last_cr = cr
         elif kind is not Kind.CONTEXT and self.orphan is None:
             self.orphan = index + 1
 
     def _content(self, index: int, kind: Kind, text: str) -> None:
+        if "\r" in text:  # a lone one: the line's ``\r\n`` was split already
+            text = text.replace("\r", "\n")
         hunk = self.hunk
         if not hunk.line:
             hunk.line = index + 1
@@ -359,8 +370,13 @@ class _Parser:
                 self.edit_texts.append([text + "\n"])
         self.last = kind
 
-    def _no_newline(self) -> None:
+    def _no_newline(self, cr: bool = False) -> None:
         if self.no_newline_done or self.last is None:
+            return
+        if self.last_cr and not cr:
+            # The line before ends with "\r" where this diff's lines end with "\n":
+            # the file ends with that "\r", a lone one, which a buffer holds as "\n".
+            self.no_newline_done = True
             return
         self.no_newline_done = True
         hunk = self.hunk
@@ -391,8 +407,12 @@ def parse_diff(text: str, *, marker: str | None = None) -> list[FileSection]:
     as ``predicted``.
     """
     parser = _Parser(marker)
-    for index, line in enumerate(split_lines(text)):
-        parser.feed(index, line)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for index, line in enumerate(lines):
+        cr = line.endswith("\r")
+        parser.feed(index, line[:-1] if cr else line, cr)
     parser.finish()
     if not parser.sections and parser.orphan is not None:
         raise DiffParseError(

@@ -260,7 +260,8 @@ def test_later_set_content_crlf_and_dropped_scored_edits(tmp_path: Path) -> None
     assert example.expected_patches == (
         "--- a/w.c\n+++ b/w.c\n@@ -1,3 +1,4 @@\n // x\r\n int a;\r\n int bb;\r\n+int c;\r\n",
     )
-    assert example.cursor_excerpt()[1] == len("// x\r\n")  # no selection: the end of the last replacement
+    # no selection: the end of the last replacement, in the excerpt a buffer holds
+    assert example.cursor_excerpt() == ("// x\nint a;\nint bb;", len("// x\n"))
 
 
 @pytest.mark.parametrize(

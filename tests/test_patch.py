@@ -27,6 +27,7 @@ from pytest_editpred import (
     parse_diff,
 )
 from pytest_editpred.example import extract_cursor_from_patch
+from pytest_editpred.scene import Buffers
 from pytest_editpred.scene._patch import check_section_paths
 
 TEXT = "one\ntwo\nthree\nfour\n"
@@ -67,10 +68,11 @@ def test_a_created_file_is_a_new_buffer_and_says_nothing_of_what_it_kept() -> No
     assert patched == Patched({"a.py": TEXT, "pkg/new.py": "x = 1\ny = 2\n"}, None, ("pkg/new.py",), {})
 
 
-def test_a_deleted_file_leaves_the_buffers() -> None:
+def test_a_deleted_file_leaves_the_buffers_and_is_said_deleted() -> None:
     patch = section("a/a.py", "/dev/null", "-one", "-two", "-three", "-four", header="@@ -1,4 +0,0 @@")
     patched = apply_patch({"a.py": TEXT, "b.py": "bee\n"}, patch)
-    assert patched == Patched({"b.py": "bee\n"}, None, ("a.py",), {})
+    assert patched == Patched(Buffers({"b.py": "bee\n"}, frozenset({"a.py"})), None, ("a.py",), {})
+    assert patched.buffers != {"b.py": "bee\n"}  # not the buffers of a patch that never opened a.py
 
 
 def test_a_file_deleted_before_it_was_opened_is_opened_by_its_candidate_path() -> None:
@@ -82,7 +84,7 @@ def test_a_file_deleted_before_it_was_opened_is_opened_by_its_candidate_path() -
 
     patched = apply_patch({}, "--- a/proj/src/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n", open_file=open_file)
     assert asked == ["proj/src/gone.py", "src/gone.py"]  # itself, then without its first component
-    assert patched == Patched({}, None, ("src/gone.py",), {})
+    assert patched == Patched(Buffers({}, frozenset({"src/gone.py"})), None, ("src/gone.py",), {})
 
 
 def test_a_file_of_the_tree_wins_over_an_open_buffer_named_without_its_first_component() -> None:
@@ -96,12 +98,13 @@ def test_a_file_of_the_tree_wins_over_an_open_buffer_named_without_its_first_com
 
 def test_a_rename_with_an_edit_moves_the_buffer() -> None:
     patched = apply_patch({"old.py": "a\nb\n"}, section("a/old.py", "b/new.py", " a", "-b", "+B"))
-    assert patched == Patched({"new.py": "a\nB\n"}, None, ("new.py",), {})
+    assert patched == Patched(Buffers({"new.py": "a\nB\n"}, frozenset({"old.py"})), None, ("new.py",), {})
+    assert patched.buffers.created == {"new.py"}
 
 
 def test_a_rename_without_hunks_moves_the_text_unchanged() -> None:
     patched = apply_patch({"old.py": "a\n", "x.py": "x\n"}, "--- a/old.py\n+++ b/new.py\n")
-    assert patched == Patched({"x.py": "x\n", "new.py": "a\n"}, None, ("new.py",), {})
+    assert patched == Patched(Buffers({"x.py": "x\n", "new.py": "a\n"}, frozenset({"old.py"})), None, ("new.py",), {})
 
 
 def test_each_hunk_is_placed_in_the_text_the_previous_one_left() -> None:

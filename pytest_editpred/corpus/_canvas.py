@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 from .._exceptions import EditPredError
 from .._limits import DEFAULT_LIMITS
 from .._safe_json import loads_bounded
-from .._text import change_between
+from .._text import change_between, normalize_line_endings, normalized_offset
 from .._textdiff import diff_texts
 from ..example import Example, format_cursor_excerpt
 
@@ -328,7 +328,10 @@ def edit_diff(path: str, before: str, after: str) -> str:
 def cursor_block(path: str, text: str, offset: int) -> str:
     """The Cursor Position block: a few lines around ``offset`` with the marker line,
     grown until the excerpt occurs exactly once in ``text`` (the scene finds the
-    cursor by a unique match)."""
+    cursor by a unique match). It is matched in a buffer, so it is cut from the text
+    as a buffer holds it (``\\n`` line endings): its rows, and the marker's column,
+    are the buffer's."""
+    text, offset = normalize_line_endings(text), normalized_offset(text, offset)
     row_start = text.rfind("\n", 0, offset) + 1
     row_end = text.find("\n", offset)
     row_end = len(text) if row_end < 0 else row_end
@@ -352,11 +355,8 @@ def cursor_block(path: str, text: str, offset: int) -> str:
             break
         radius *= 2
     # Past the excerpt's last newline (the empty last row) there is no column the
-    # reader keeps; between '\r' and '\n' none that survives markdown's CRLF
-    # normalisation: the cursor goes to the end of its line's text there.
+    # reader keeps: the cursor goes to the end of its line's text there.
     at = min(offset - start, len(seen))
-    if at and seen[at - 1] == "\r" and seen[at : at + 1] in ("", "\n"):
-        at -= 1
     prefix = "#" if language(path) in _HASH_COMMENTS else "//"
     return format_cursor_excerpt(excerpt, at, prefix)
 

@@ -438,6 +438,8 @@ class _Linter:
     def _duplicate(self, example: Any, scene: Any, candidates: tuple[Any, ...], add: Callable[..., None]) -> None:
         """Same repository, revision (and uncommitted diff), edit history, cursor and
         expected edits: the second is told, naming the first."""
+        from ..scene import deleted_paths
+
         repository = scene.repository
         url = repository.url.key if repository is not None else example.repository_url
         outcomes = []
@@ -448,7 +450,7 @@ class _Linter:
                 if text is not scene.buffers.get(path) and text != scene.buffers.get(path):
                     digest.update(path.encode("utf-8", "surrogatepass") + b"\0")
                     digest.update(text.encode("utf-8", "surrogatepass") + b"\0")
-            for path in sorted(set(scene.buffers) - set(candidate.buffers)):
+            for path in sorted(set(scene.buffers) - set(candidate.buffers) | deleted_paths(candidate.buffers)):
                 digest.update(b"deleted\0" + path.encode("utf-8", "surrogatepass") + b"\0")
             outcomes.append((digest.hexdigest(), candidate.cursor))
         key = (

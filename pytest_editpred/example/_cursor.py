@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .._diff import Kind, classify, split_lines
 from .._exceptions import CursorMarkerError
-from .._text import nbytes
+from .._text import nbytes, normalize_line_endings
 
 __all__ = [
     "INLINE_MARKER",
@@ -21,6 +21,7 @@ __all__ = [
     "parse_cursor_excerpt",
     "extract_cursor_from_patch",
     "format_cursor_excerpt",
+    "normalize_cursor_block",
     "byte_to_char",
 ]
 
@@ -82,6 +83,16 @@ def parse_cursor_excerpt(text: str) -> tuple[str, int]:
         cursor_line_start = text.rfind("\n", 0, line_start - 1) + 1
     prefix_bytes = nbytes(excerpt[:cursor_line_start])
     return excerpt, byte_to_char(excerpt, prefix_bytes + column)
+
+
+def normalize_cursor_block(text: str) -> str:
+    """A cursor block with the line endings a buffer holds
+    (:func:`~pytest_editpred._text.normalize_line_endings`). An inline marker between
+    the ``\\r`` and the ``\\n`` of a pair stands before the pair (the end of its line's
+    text), or normalising the lone ``\\r`` left before it would add a line."""
+    if "\r" not in text:
+        return text
+    return normalize_line_endings(text.replace("\r" + INLINE_MARKER + "\n", INLINE_MARKER + "\r\n"))
 
 
 def format_cursor_excerpt(excerpt: str, offset: int, comment_prefix: str = "//") -> str:

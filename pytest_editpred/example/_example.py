@@ -171,11 +171,13 @@ class Example:
         return f"{self.source.path}:{self.source.line}" if self.source.path else self.name
 
     def cursor_excerpt(self) -> tuple[str, int]:
-        """The excerpt without its marker and the cursor's character offset in it."""
-        from ._cursor import parse_cursor_excerpt
+        """The excerpt without its marker and the cursor's character offset in it,
+        with the line endings a buffer holds (an ep JSON ``cursor_position`` may hold
+        ``\\r\\n``; the excerpt is searched for in a buffer)."""
+        from ._cursor import normalize_cursor_block, parse_cursor_excerpt
 
         try:
-            return parse_cursor_excerpt(self.cursor_position)
+            return parse_cursor_excerpt(normalize_cursor_block(self.cursor_position))
         except Exception as error:  # EditPredError: add the file and line
             from .._exceptions import EditPredError
 

@@ -402,11 +402,23 @@ def _history_blocks(history: str) -> list[tuple[bool, str]]:
     return blocks
 
 
+def _diff_text(diff: str) -> str:
+    """A diff as markdown can hold it: a lone ``\\r`` in a line's text would be read
+    as a line break that makes the rest of the line garbage, so such a line is
+    written as the lines a buffer holds (the diff engine reads it the same way)."""
+    from .._eol import split_lone_carriage_returns
+
+    return split_lone_carriage_returns(diff)
+
+
 def to_markdown(example: Example) -> str:
     """Write the example in Zed's layout; :func:`from_markdown` reads it back equal.
 
     Text fields are written in fences, which always end in a newline: a field
-    without a final newline gains one (as in Zed).
+    without a final newline gains one (as in Zed). Markdown reads ``\\r\\n`` and a
+    lone ``\\r`` as ``\\n``: an example whose texts hold them reads back with the
+    line endings a buffer holds, and its diffs with a lone ``\\r`` are written as
+    the lines it makes (:func:`_diff_text`), so it still means the same edits.
     """
     out = [
         "+++\n",
@@ -423,7 +435,7 @@ def to_markdown(example: Example) -> str:
     if example.reasoning:
         out.append(f"## Reasoning\n\n{example.reasoning.strip()}\n\n")
     if example.uncommitted_diff:
-        out.append("## Uncommitted Diff\n\n" + fence(example.uncommitted_diff, "diff") + "\n")
+        out.append("## Uncommitted Diff\n\n" + fence(_diff_text(example.uncommitted_diff), "diff") + "\n")
     if example.recently_opened_files:
         out.append("## Recently Opened Files\n\n" + fence(_recent(example.recently_opened_files)) + "\n")
     if example.recently_viewed_files:
@@ -435,13 +447,13 @@ def to_markdown(example: Example) -> str:
     for accepted, block in blocks:
         if accepted:
             out.append(ACCEPTED_PREDICTION_MARKER + "\n")
-        out.append(fence(block, "diff") + "\n")
+        out.append(fence(_diff_text(block), "diff") + "\n")
     out.append("## Cursor Position\n\n" + fence(example.cursor_position, example.cursor_path) + "\n")
     if example.expected_patches:
         out.append("## Expected Patch\n\n")
-        out.extend(fence(patch, "diff") + "\n" for patch in example.expected_patches)
+        out.extend(fence(_diff_text(patch), "diff") + "\n" for patch in example.expected_patches)
     if example.rejected_patch is not None:
-        out.append("## Rejected Patch\n\n" + fence(example.rejected_patch, "diff") + "\n")
+        out.append("## Rejected Patch\n\n" + fence(_diff_text(example.rejected_patch), "diff") + "\n")
     return "".join(out).rstrip("\n") + "\n"
 
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._exceptions import EditPredError, ExampleError
-from .._text import Change, change_between
+from .._text import Change, change_between, normalize_line_endings, normalized_offset
 from ..example import ExpectedPatch
-from ..scene import EditEvent, Patched, apply_patch
+from ..scene import Buffers, EditEvent, Patched, apply_patch, created_paths, deleted_paths
 from ._frame import scoring_frame
 from ._prediction import Prediction
 
@@ -122,7 +122,21 @@ def _same_text(a: str | None, b: str | None, mode: str) -> bool:
 
 
 def same_buffers(a: Mapping[str, str], b: Mapping[str, str], mode: str) -> bool:
+    """The same files: the same texts, and the same files deleted
+    (:class:`~pytest_editpred.scene.Buffers`: a deleted file no buffer held is no key,
+    like a file nobody opened)."""
+    if deleted_paths(a) != deleted_paths(b):
+        return False
     return all(_same_text(a.get(p), b.get(p), mode) for p in set(a) | set(b))
+
+
+def _state(buffers: Mapping[str, str], path: str) -> object:
+    """A file's text in ``buffers``, ``None`` when it is no key (as the tree has it),
+    :data:`_DELETED` when ``buffers`` deleted it."""
+    return _DELETED if path in deleted_paths(buffers) else buffers.get(path)
+
+
+_DELETED = object()
 
 
 def expected_candidates(
@@ -161,16 +175,20 @@ def predicted_outcome(
 ) -> tuple[Mapping[str, str], tuple[str, int]]:
     """The buffers and cursor after the prediction (DiffError when it does not apply)."""
     path, offset = cursor
-    if prediction.text is not None:
-        result: Mapping[str, str] = {**buffers, path: prediction.text}
+    predicted_offset = prediction.cursor
+    if prediction.text is not None:  # text entering a buffer: Zed's line endings
+        texts = {**buffers, path: normalize_line_endings(prediction.text)}
+        result: Mapping[str, str] = Buffers(texts, deleted_paths(buffers), created_paths(buffers))
+        if predicted_offset is not None:
+            predicted_offset = normalized_offset(prediction.text, predicted_offset)
     elif prediction.patch:
         patched: Patched = apply_patch(buffers, prediction.patch, open_file=open_file, default_path=path)
         result = patched.buffers
     else:
         result = buffers
     new_text = result.get(path, "")
-    if prediction.cursor is not None:
-        return result, (path, prediction.cursor)
+    if predicted_offset is not None:
+        return result, (path, predicted_offset)
     return result, (path, default_cursor(buffers[path], new_text, offset))
 
 
@@ -212,7 +230,8 @@ def judge(
             score=scored,
             notes=notes,
         )
-    changed = tuple(sorted(p for p in set(predicted) | set(buffers) if predicted.get(p) != buffers.get(p)))
+    paths = set(predicted) | set(buffers) | deleted_paths(predicted) | deleted_paths(buffers)
+    changed = tuple(sorted(p for p in paths if _state(predicted, p) != _state(buffers, p)))
     inside = 0 <= predicted_cursor[1] <= len(predicted.get(predicted_cursor[0], ""))
     best, scored, notes = _score(
         buffers, cursor, candidates, predicted, predicted_cursor if inside else None, prediction.patch, events
@@ -369,14 +388,20 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
     if verdict.best is None:
         return ""
     candidate = verdict.candidates[verdict.best]
+    wanted, got = candidate.buffers, verdict.predicted_buffers
     paths = sorted(
         p
-        for p in set(candidate.buffers) | set(verdict.predicted_buffers)
-        if candidate.buffers.get(p) != verdict.predicted_buffers.get(p) or p == cursor_path
+        for p in set(wanted) | set(got) | deleted_paths(wanted) | deleted_paths(got)
+        if _state(wanted, p) != _state(got, p) or p == cursor_path
     )
     lines: list[str] = []
     omitted = 0  # lines of the diffs not made (past what is shown)
     for path in paths:
+        said = _existence(path, wanted, got)
+        if said is not None:
+            lines.append(said)
+        if path in deleted_paths(wanted) or path in deleted_paths(got):
+            continue  # no text on one side: the line above says it all
         expected = candidate.buffers.get(path, "")
         predicted = verdict.predicted_buffers.get(path, "")
         if candidate.cursor and candidate.cursor[0] == path:
@@ -402,6 +427,20 @@ def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
     if len(lines) + omitted > MAX_DIFF_LINES:
         lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
     return escape_controls("".join(_clipped_line(line) for line in lines))
+
+
+def _existence(path: str, wanted: Mapping[str, str], got: Mapping[str, str]) -> str | None:
+    """One line when the expected patch and the prediction disagree on whether
+    ``path`` exists (a deletion, a creation), naming it; None when they agree."""
+    for who, other, mine, theirs in (
+        ("the expected patch", "the prediction", wanted, got),
+        ("the prediction", "the expected patch", got, wanted),
+    ):
+        if path in deleted_paths(mine) and path not in deleted_paths(theirs):
+            return f"{path}: {who} deletes this file; {other} {'edits' if path in theirs else 'keeps'} it\n"
+        if path in created_paths(mine) and path not in theirs:
+            return f"{path}: {who} creates this file; {other} does not\n"
+    return None
 
 
 MAX_DIFF_LINE_CHARS = 500

@@ -12,13 +12,14 @@ from ._git import LOCAL as GIT_LOCAL
 from ._git import isolated_environment as git_isolated_environment
 from ._git import kill as git_kill
 from ._git import start as git_start
-from ._patch import Patched, apply_patch
+from ._patch import Buffers, Patched, apply_patch, created_paths, deleted_paths
 from ._repository import RepositoryCache, default_cache_dir
 from ._request import Cursor, EditEvent, Excerpt, PredictionRequest, compute_excerpt, hunks
 from ._scene import Scene, build_scene, unified_diff
 from ._urls import parse_repo_mapping, redact, split_path
 
 __all__ = [
+    "Buffers",
     "GIT_CONFIG",
     "GIT_LOCAL",
     "git_isolated_environment",
@@ -34,7 +35,9 @@ __all__ = [
     "apply_patch",
     "build_scene",
     "compute_excerpt",
+    "created_paths",
     "default_cache_dir",
+    "deleted_paths",
     "hunks",
     "parse_repo_mapping",
     "redact",

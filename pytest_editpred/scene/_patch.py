@@ -20,16 +20,78 @@ would refuse. Placing the hunks of all sections shares one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 from .._diff import DEV_NULL, FileSection, PlacingBudget, apply_hunks, parse_diff, resolve_path
 from .._exceptions import EditPredError, NoSuchPathError, UnsafePathError
 from ..example import ExpectedPatch, byte_to_char
 
-__all__ = ["Patched", "apply_patch", "check_section_paths"]
+__all__ = ["Buffers", "Patched", "apply_patch", "check_section_paths", "created_paths", "deleted_paths"]
 
 OpenFile = Callable[[str], "tuple[str, str] | None"]
+
+
+class Buffers(Mapping[str, str]):
+    """The files after a patch: path → text of every buffer, as a mapping, and the
+    files whose existence the patch changed.
+
+    A path that is no key is either unchanged (still what the repository's tree
+    holds, or never there) or, when it is in ``deleted``, gone: a deleted file no
+    buffer held would otherwise look the same as a file nobody opened, and a
+    prediction that changes nothing would match a patch that deletes one. So
+    ``deleted`` lists every file the patch deleted (or renamed away) that existed
+    before it, open or not; ``created``, every key the patch created where no file
+    was. Two of them are equal when their texts and their deletions are.
+    """
+
+    __slots__ = ("_texts", "created", "deleted")
+
+    def __init__(
+        self,
+        texts: Mapping[str, str] = MappingProxyType({}),
+        deleted: frozenset[str] = frozenset(),
+        created: frozenset[str] = frozenset(),
+    ) -> None:
+        self._texts = dict(texts)
+        self.deleted = frozenset(deleted)
+        self.created = frozenset(created)
+
+    def __getitem__(self, path: str) -> str:
+        return self._texts[path]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return self._texts == dict(other.items()) and self.deleted == deleted_paths(other)
+
+    __hash__ = None  # type: ignore[assignment]  # a mapping: unhashable, as a dict
+
+    def __repr__(self) -> str:
+        extra = "".join(
+            f", {name}={sorted(paths)!r}"
+            for name, paths in (("deleted", self.deleted), ("created", self.created))
+            if paths
+        )
+        return f"Buffers({self._texts!r}{extra})"
+
+
+def deleted_paths(buffers: Mapping[str, Any]) -> frozenset[str]:
+    """The files ``buffers`` says are deleted (none for a plain mapping)."""
+    return buffers.deleted if isinstance(buffers, Buffers) else frozenset()
+
+
+def created_paths(buffers: Mapping[str, Any]) -> frozenset[str]:
+    """The files ``buffers`` says were created where none was (none for a plain mapping)."""
+    return buffers.created if isinstance(buffers, Buffers) else frozenset()
 
 
 @dataclass(frozen=True)
@@ -42,10 +104,29 @@ class Patched:
     not read again).
     """
 
-    buffers: Mapping[str, str]
+    buffers: Buffers
     cursor: tuple[str, int] | None
     changed: tuple[str, ...]
     kept: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+
+def _resolve(
+    path: str, buffers: Mapping[str, str], open_file: OpenFile | None, gone: set[str]
+) -> tuple[str, str | None]:
+    """``(path, text read from the tree)`` of the file a section names (``None``:
+    a buffer holds it), by :func:`~pytest_editpred._diff.resolve_path`; a file in
+    ``gone`` was deleted, and is not read again."""
+
+    def opener(candidate: str) -> tuple[str, str] | None:
+        return None if candidate in gone or open_file is None else open_file(candidate)
+
+    return resolve_path(path, buffers, opener)
+
+
+def _tree_text(path: str, open_file: OpenFile | None) -> str | None:
+    """The tree's text of ``path``, or None when no file is there."""
+    opened = open_file(path) if open_file is not None else None
+    return None if opened is None else opened[1]
 
 
 def check_section_paths(sections: list[FileSection]) -> None:
@@ -76,10 +157,21 @@ def apply_patch(
     """Apply ``patch`` to a copy of ``buffers``; ``open_file`` reads files not open yet.
 
     ``default_path`` is the file for sections whose path names nothing we know
-    (models often write ``--- a/file``); without it such a section is an error.
+    (models often write ``--- a/file``); without it such a section is an error. A
+    deletion names its file, or is an error: it never falls back to ``default_path``.
+
+    Files no buffer holds are files of the repository's tree (``open_file``), so the
+    result says what the patch did to any of them (:class:`Buffers`): one it edited is
+    a key, one it deleted or renamed away is in ``deleted``, one it created where none
+    was is in ``created``; one it left as the tree has it is no key at all. A
+    ``/dev/null`` creation of a path that exists already replaces its text (as the
+    edit history's creation does): with the same text, it changes nothing.
     """
     expected = patch if isinstance(patch, ExpectedPatch) else ExpectedPatch(patch)
     result = dict(buffers)
+    deleted = set(deleted_paths(buffers))
+    created = set(created_paths(buffers))
+    before: dict[str, str | None] = {}  # files no buffer held: their tree text (None: none)
     changed: list[str] = []
     kept: dict[str, tuple[int, int]] = {}
     elsewhere: set[str] = set()  # paths whose text is not their buffer's, edited in place
@@ -87,22 +179,33 @@ def apply_patch(
     sections = parse_diff(expected.patch)
     check_section_paths(sections)
     budget = PlacingBudget()
+
+    def appears(path: str) -> None:
+        """``path`` is about to hold a new file's text: remember what was there."""
+        if path not in buffers and path not in before:
+            before[path] = None if path in deleted else _tree_text(path, open_file)
+        deleted.discard(path)
+
     for section_index, section in enumerate(sections):
         opened: str | None = None
         if section.created:
             path, text = section.path, ""
+            appears(path)
         else:
             try:
-                path, opened = resolve_path(section.old_path, result, open_file)
+                path, opened = _resolve(section.old_path, result, open_file, deleted)
             except NoSuchPathError:
-                if default_path is None or default_path not in result:
+                if section.deleted or default_path is None or default_path not in result:
                     raise
                 path, opened = default_path, None
+            if opened is not None:
+                before.setdefault(path, opened)
             text = opened if opened is not None else result[path]
         if section.created or section.deleted or opened is not None or path not in buffers:
             elsewhere.add(path)
         if section.deleted:
             result.pop(path, None)
+            deleted.add(path)
             changed.append(path)
             continue
         target: tuple[int, int] | None = None  # (hunk index, offset in its new text)
@@ -128,11 +231,26 @@ def apply_patch(
         new_path = section.renamed_to or path
         if new_path != path:
             result.pop(path, None)
+            deleted.add(path)
+            appears(new_path)
             elsewhere.update((path, new_path))
         kept[new_path] = (bounds[0], bounds[1])
         result[new_path] = text
         changed.append(new_path)
         if track:
             cursor = (new_path, track[0])
+    for path, was in before.items():
+        if path in result and result[path] == was:
+            del result[path]  # as the tree has it: the same as never opened
+        elif path in result and was is None:
+            created.add(path)
+        elif path in deleted and was is None:
+            deleted.discard(path)  # created, then deleted: never there
+    same = {path for path in before if path not in result and path not in deleted}
     kept = {path: bounds for path, bounds in kept.items() if path not in elsewhere}
-    return Patched(result, cursor, tuple(dict.fromkeys(changed)), kept)
+    return Patched(
+        Buffers(result, frozenset(deleted), frozenset(created & set(result))),
+        cursor,
+        tuple(path for path in dict.fromkeys(changed) if path not in same),
+        kept,
+    )

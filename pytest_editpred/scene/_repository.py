@@ -45,6 +45,7 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from .._disk import describe, filename_of, is_disk_fault, remedy
+from .._eol import in_file_styles
 from .._exceptions import (
     GitError,
     InfrastructureError,
@@ -57,6 +58,7 @@ from .._exceptions import (
     UnsafePathError,
 )
 from .._files import write_atomic
+from .._text import detect_line_ending
 from ._git import (
     CONFIG,
     LOCAL,
@@ -618,16 +620,38 @@ class Repository:
         (self._cache.dir / "tmp").mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=self._cache.dir / "tmp") as scratch:
             index = str(Path(scratch) / "index")  # a private index needs no lock
-            for step in (["read-tree", base], ["apply", "--cached", "-"], ["write-tree"]):
-                proc = self._git(*step, stdin=diff.encode() if step[0] == "apply" else None, GIT_INDEX_FILE=index)
-                if proc.returncode and step[0] == "apply":
+            refused = self._apply_to_index(base, diff, index)
+            if refused is not None:
+                # A diff with "\n" endings (markdown holds no "\r") over files stored
+                # with "\r\n": applied in the files' own style, as Zed saves an edited
+                # buffer with the line ending its file had.
+                styled = in_file_styles(diff, lambda path: self._stored_style(base, path))
+                if styled == diff or self._apply_to_index(base, styled, index) is not None:
                     raise UncommittedDiffError(
-                        f"git apply refused the uncommitted diff at {base} of {self.url.display}:\n"
-                        + proc.stderr.decode(errors="replace").strip()
+                        f"git apply refused the uncommitted diff at {base} of {self.url.display}:\n" + refused
                     )
-                if proc.returncode:
-                    raise self._failed(f"git {step[0]}", proc)
+            proc = self._git("write-tree", GIT_INDEX_FILE=index)
+            if proc.returncode:
+                raise self._failed("git write-tree", proc)
         return proc.stdout.decode().strip()
+
+    def _apply_to_index(self, base: str, diff: str, index: str) -> str | None:
+        """``diff`` applied to ``index`` (read from ``base`` first); git's complaint
+        when it refuses the diff, else None."""
+        proc = self._git("read-tree", base, GIT_INDEX_FILE=index)
+        if proc.returncode:
+            raise self._failed("git read-tree", proc)
+        proc = self._git("apply", "--cached", "-", stdin=diff.encode(), GIT_INDEX_FILE=index)
+        return proc.stderr.decode(errors="replace").strip() if proc.returncode else None
+
+    def _stored_style(self, treeish: str, path: str) -> str | None:
+        """The line ending ``path`` is stored with at ``treeish`` (Zed's
+        ``LineEnding::detect``), or None when there is no such file."""
+        try:
+            found = self._lookup(treeish, path)
+        except (UnsafePathError, InvalidRevisionError):
+            return None  # git apply explains it better
+        return None if found is None else detect_line_ending(self._data(found[1], path))
 
     def _base_of(self, tree: str) -> str | None:
         if tree not in self._bases and (record := self._applied_dir / f"{tree}.base").is_file():

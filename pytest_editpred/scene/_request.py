@@ -127,6 +127,10 @@ class PredictionRequest:
     ``base_texts``: each buffer's text before the edit history, as the repository
     holds it (the scene's :attr:`~pytest_editpred.scene.Scene.base_texts`); a prompt
     builder reuses the syntax tree of that file version for the buffer.
+    ``line_endings``: each buffer's line ending as its file is stored (``"\\r\\n"`` or
+    ``"\\n"``), what Zed's buffer remembers to save the file with. Every text here
+    (buffers, base texts, :meth:`file_text`, events) has ``\\n`` endings, as Zed's
+    buffers do; :meth:`worktree` has the stored bytes.
     """
 
     example: Example
@@ -137,6 +141,7 @@ class PredictionRequest:
     recently_viewed_files: tuple[RecentFile, ...] = ()
     trial: int = 1
     base_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    line_endings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
     _worktree: Callable[[], Path] | None = field(default=None, repr=False, compare=False)
     _open_file: Callable[[str], tuple[str, str] | None] | None = field(default=None, repr=False, compare=False)
 
@@ -168,7 +173,8 @@ class PredictionRequest:
         """The repository checked out at the revision (with the uncommitted diff).
 
         Created on first use and shared read-only between examples: do not write
-        into it. The buffers, not these files, hold the user's unsaved edits.
+        into it. The buffers, not these files, hold the user's unsaved edits. Its
+        files have their stored bytes, ``\\r\\n`` line endings included.
         """
         if self._worktree is None:
             raise RuntimeError("this request has no repository behind it")

@@ -8,6 +8,12 @@ Nothing is checked out: files are read from git objects, and the uncommitted dif
 applied to a temporary index, giving a tree to read from. A worktree on disk is made
 only when a completion function asks for one.
 
+Line endings are Zed's buffers': a file read from the tree becomes a buffer with
+``\\n`` endings (:func:`~pytest_editpred._text.normalize_line_endings`), and the style
+it was stored with (``\\r\\n`` or ``\\n``, Zed's ``LineEnding::detect``) is remembered in
+``line_endings``, as Zed's buffer remembers it to save the file. The tree, and so
+:meth:`Scene.worktree`, keeps the stored bytes.
+
 Every path the example names (the diffs' ``---``/``+++`` paths, the cursor path, the
 recently opened and viewed files, a JSON example's related files) obeys one rule, the repository's
 (:func:`pytest_editpred.scene._urls.split_path`): relative, inside the repository, no
@@ -49,6 +55,7 @@ from .._exceptions import (
     UncommittedDiffError,
     UnsafePathError,
 )
+from .._text import LF, detect_line_ending, normalize_line_endings
 from ..example import ACCEPTED_PREDICTION_MARKER, Example, RecentFile
 from ._request import Cursor, EditEvent, PredictionRequest
 
@@ -66,7 +73,11 @@ class Scene:
     in ``buffers`` are read from it on demand with :meth:`open_file`. ``base_texts``:
     each buffer's text as it was read from ``tree``, before the edit history (a
     buffer the history created has none), so that work done on a file version, such
-    as its syntax tree, can be reused for the edited buffer.
+    as its syntax tree, can be reused for the edited buffer. ``line_endings``: each
+    buffer's line ending as its file is stored in ``tree`` (``"\\r\\n"`` or ``"\\n"``;
+    ``"\\n"``, Zed's default, for a buffer the history created); the buffers
+    themselves always hold ``\\n``. ``deleted``: the files of ``tree`` the edit
+    history deleted (or renamed away), which :meth:`open_file` no longer reads.
     """
 
     example: Example
@@ -79,13 +90,17 @@ class Scene:
     recently_viewed_files: tuple[RecentFile, ...] = ()
     repository: Repository | None = field(default=None, repr=False, compare=False)
     base_texts: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    line_endings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    deleted: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
     def open_file(self, path: str) -> tuple[str, str] | None:
-        """``(path, text)`` of a file at the scene's tree, or None when it is not there."""
-        if self.repository is None:
+        """``(path, text)`` of a file at the scene's tree as a buffer holds it
+        (``\\n`` line endings), or None when it is not there or the edit history
+        deleted it (``deleted``)."""
+        if self.repository is None or path in self.deleted:
             return None
         text = self.repository.read(self.tree, path)
-        return None if text is None else (path, text)
+        return None if text is None else (path, normalize_line_endings(text))
 
     def worktree(self) -> Path:
         if self.repository is None:
@@ -102,6 +117,7 @@ class Scene:
             recently_viewed_files=self.recently_viewed_files,
             trial=trial,
             base_texts=self.base_texts,
+            line_endings=self.line_endings,
             _worktree=self.worktree if self.repository is not None else None,
             _open_file=self.open_file if self.repository is not None else None,
         )
@@ -152,14 +168,16 @@ def check_paths(example: Example) -> None:
         diff(example.rejected_patch, "rejected patch", source.rejected_patch_line)
 
 
-def _reader(repository: Repository, tree: str, read: dict[str, str]) -> OpenFile:
-    """Files at ``tree``; every text read is kept in ``read`` (a buffer's base text)."""
+def _reader(repository: Repository, tree: str, read: dict[str, str], styles: dict[str, str]) -> OpenFile:
+    """Files at ``tree`` as buffers hold them; every text read is kept in ``read``
+    (a buffer's base text) and its stored line ending in ``styles``."""
 
     def open_file(path: str) -> tuple[str, str] | None:
-        text = repository.read(tree, path)
-        if text is None:
+        stored = repository.read(tree, path)
+        if stored is None:
             return None
-        read[path] = text
+        styles[path] = detect_line_ending(stored)
+        read[path] = text = normalize_line_endings(stored)
         return path, text
 
     return open_file
@@ -290,7 +308,8 @@ def build_scene(example: Example, cache: RepositoryCache) -> Scene:
         except UncommittedDiffError as error:
             raise _located(error, example, example.source.uncommitted_diff_line) from None
     read: dict[str, str] = {}
-    open_file = _reader(repository, tree, read)
+    styles: dict[str, str] = {}
+    open_file = _reader(repository, tree, read, styles)
     try:
         if example.uncommitted_diff_requires_edit_history_rollback and example.edit_history:
             buffers = _rollback(example, open_file)
@@ -314,4 +333,6 @@ def build_scene(example: Example, cache: RepositoryCache) -> Scene:
         recently_viewed_files=viewed,
         repository=repository,
         base_texts=MappingProxyType({path: read[path] for path in buffers if path in read}),
+        line_endings=MappingProxyType({path: styles.get(path, LF) for path in buffers}),
+        deleted=frozenset(a.old_path for a in applied if a.after is None or a.path != a.old_path) - set(buffers),
     )
