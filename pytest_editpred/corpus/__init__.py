@@ -5,7 +5,7 @@ public next-edit data sets, checked and split (``zed-authoring-and-context.md``
 
 from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._lint import Finding, LintResult, LintSettings, find_ini, lint, settings_from
-from ._split import SplitSpec, parse_spec, split
+from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._split_commit import (
     DEFAULT_MAX_COUNT,
     Options,
@@ -39,6 +39,7 @@ __all__ = [
     "Format",
     "LintResult",
     "LintSettings",
+    "SplitResult",
     "SplitSpec",
     "find_ini",
     "import_examples",
