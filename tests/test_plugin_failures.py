@@ -245,3 +245,26 @@ def test_vv_shows_the_whole_diff_in_file_order(example: Path, ci: bool, pytester
     assert short == [HEADLINE, SCORES, "(1 note: --tb=long shows it)", LEGEND, *whole, *SECTIONS]
     # The assertion verbosity alone does it too.
     assert failure_section(run(pytester, "-o", "verbosity_assertions=2")) == failure_section(result)
+
+
+UNUSABLE = """
+import pytest
+from pytest_editpred import PredictionError
+
+
+@pytest.fixture(scope="session")
+def editpred_completion():
+    def complete(request):
+        raise PredictionError("no marker tags found in output")
+
+    return complete
+"""
+
+
+def test_every_failure_is_one_line_with_tb_line(example: Path, ci: bool, pytester: pytest.Pytester) -> None:
+    # An answer that cannot be used is FAILED with a message of its own: one line too.
+    pytester.makeconftest(UNUSABLE)
+    where = f"{example}:{EXAMPLE.splitlines().index('## Expected Patch') + 1}"
+    headline = "big--one: the model's answer cannot be used: no marker tags found in output"
+    assert section(run(pytester, "--tb=line")) == [f"{where}: {headline}"]
+    assert failure_section(run(pytester)) == [headline]
