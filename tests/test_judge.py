@@ -19,13 +19,9 @@ from conftest import random_edits
 from pytest_editpred import Prediction, apply_to_string
 from pytest_editpred._text import change_between
 from pytest_editpred._textdiff import MAX_ALIGNED_LINES, diff_texts
+from pytest_editpred.judge._failure import MAX_DIFF_LINES, failure_diff
 from pytest_editpred.judge._frame import scoring_frame
-from pytest_editpred.judge._verdict import (
-    MAX_DIFF_LINES,
-    Candidate,
-    failure_diff,
-    judge,
-)
+from pytest_editpred.judge._verdict import Candidate, judge
 from pytest_editpred.metrics import Candidate as Scored
 from pytest_editpred.metrics import (
     KeptRate,

@@ -31,6 +31,7 @@ from pytest_editpred.reports import (
     by_example,
     compare,
     cursor_rate_line,
+    eval_rows,
     excluded,
     format_eval_report,
     group_lines,
@@ -291,7 +292,7 @@ def test_every_reader_takes_a_real_runs_records(
     assert math.split() == ["math", "2/4", "passed", "(50%),", "mean", "delta-chrF", "89.3"]
     # The table and the SummaryJson.
     scores = [PredictionScore.from_dict(r["metrics"]) for r in records if r["metrics"]]
-    assert len(scores) == 6 and "TOTAL / AVERAGE" in format_eval_report([(str(i), s) for i, s in enumerate(scores)])
+    assert len(scores) == 6 and "TOTAL / AVERAGE" in format_eval_report(eval_rows(records))
     assert Summary.from_scores(scores).to_summary_json()["total_examples"] == 6
     # The comparison, the HTML page.
     assert compare(records, records).counts["unchanged"] == 4

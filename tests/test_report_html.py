@@ -20,6 +20,7 @@ import pytest
 from cdp import Browser, find_chromium
 
 from pytest_editpred.reports import render_html
+from pytest_editpred.reports._viewer import summary_of, terminal_lines
 
 CALC = "https://github.com/acme/calc"
 SHAPES = "https://github.com/acme/shapes.git"
@@ -287,6 +288,27 @@ def test_the_context_coverage_is_shown(browser: Browser, tmp_path: Path) -> None
     assert shown["context rows precision"].startswith("25")
     assert shown["context files precision"].startswith("50")
     assert shown["context bytes"] == "33"
+
+
+def test_a_cursor_nobody_expected_is_na_not_a_miss(browser: Browser, tmp_path: Path) -> None:
+    # Zed's metric calls the predicted cursor a miss when the best expected patch
+    # marks none; the page says n/a, in the item's metrics and in the cursor card.
+    metrics = {"delta_chr_f": 100.0, "cursor_exact_match": False, "cursor_distance": None}
+    r = record("unmarked", "passed", CALC, [], metrics=metrics, expected_cursor=False, best_candidate=1)
+    page = tmp_path / "unmarked.html"
+    page.write_text(render_html([r], None, title="t", terminal=terminal_lines([r], summary_of([r]))))
+    browser.open(page.as_uri() + "#item=unmarked")
+    browser.wait_for("document.getElementById('detail').dataset.state === 'ready'")
+    shown = browser.js(
+        "Object.fromEntries(Array.from(document.querySelectorAll('#detail dl.metrics > div'))"
+        ".map(d => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))"
+    )
+    assert shown["cursor exact"] == "n/a"
+    card = browser.js(
+        "Array.from(document.querySelectorAll('#cards .tile')).filter(t => t.querySelector('.label').textContent"
+        " === 'Cursor exact match').map(t => t.querySelector('.value').textContent + ' | ' + t.querySelector('.note').textContent)"
+    )
+    assert card == ["n/a | no scored prediction's best expected patch marks a cursor"]
 
 
 def test_an_unusable_answer_still_shows_the_expected_edit(browser: Browser, tmp_path: Path) -> None:

@@ -203,3 +203,86 @@ def test_outputs_may_follow_the_options(tmp_path: Path, capsys: pytest.CaptureFi
         ["e4", "e7"],
         ["e0", "e2", "e5", "e6", "e9"],
     ]
+
+
+# ------------------------------------------------------------- far from the sizes asked
+
+# 100 examples in 14 cursor files, one of them holding 23: whole groups cannot be
+# dealt 80/20 closely, whatever the seed.
+GROUP_SIZES = [23, 12, 9, 8, 7, 6, 6, 6, 5, 5, 4, 3, 3, 3]
+
+
+def write_corpus(folder: Path, sizes: list[int]) -> None:
+    """Markdown examples, ``sizes[k]`` of them with their cursor in ``src/modk.py``."""
+    folder.mkdir()
+    number = 0
+    for k, size in enumerate(sizes):
+        for _ in range(size):
+            (folder / f"e{number:03}.md").write_text(
+                "+++\n"
+                'repository_url = "https://github.com/acme/calc"\n'
+                'revision = "0123456789abcdef0123456789abcdef01234567"\n'
+                "+++\n\n"
+                f"# e{number:03}\n\n"
+                "## Cursor Position\n\n"
+                f"```src/mod{k:02}.py\n"
+                f"value_{number} = <|user_cursor|>\n"
+                "```\n"
+            )
+            number += 1
+
+
+def test_parts_far_from_their_sizes_are_one_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_corpus(tmp_path / "corpus", GROUP_SIZES)
+    status, out, err = run(tmp_path, capsys, "corpus", "train=80%", "test=rest", "--seed", "78")
+    assert out == [
+        "Stratifying by cursor-path (14 unique groups, 100 examples), seed 78",
+        "train: 89 examples",
+        "test: 11 examples",
+    ]
+    assert err == [
+        "editpred split: warning: the parts are far from their sizes, as whole groups were dealt: "
+        "train 89 of 100 examples for 80% (80), test 11 for rest (20); there are only 14 groups by "
+        "cursor-path, the largest of 23 examples (to come nearer: split a corpus with more groups, "
+        "use --stratify none, or ask for other sizes)"
+    ]
+    assert status == 0  # a warning is not a problem: the split was made
+    assert (len(os.listdir(tmp_path / "train")), len(os.listdir(tmp_path / "test"))) == (89, 11)
+
+
+@pytest.mark.parametrize(
+    ("seed", "dealt", "warned"),
+    [
+        (6, (80, 20), False),
+        (45, (81, 19), False),  # one example off
+        (3, (82, 18), False),  # two off: a tenth of the test part's 20, no more
+        (9, (83, 17), True),  # the test part three short: more than a tenth
+    ],
+)
+def test_far_means_more_than_one_example_and_a_tenth_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], seed: int, dealt: tuple[int, int], warned: bool
+) -> None:
+    write_corpus(tmp_path / "corpus", GROUP_SIZES)
+    status, out, err = run(tmp_path, capsys, "corpus", "train=80%", "test=rest", "--seed", str(seed))
+    assert out[1:] == [f"train: {dealt[0]} examples", f"test: {dealt[1]} examples"]
+    assert (status, len(err)) == (0, int(warned))
+    if warned:
+        assert err[0].startswith(
+            "editpred split: warning: the parts are far from their sizes, as whole groups were dealt: "
+            f"train {dealt[0]} of 100 examples for 80% (80), test {dealt[1]} for rest (20); "
+        )
+
+
+def test_the_warnings_fixes_come_nearer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_corpus(tmp_path / "corpus", GROUP_SIZES)
+    status, out, err = run(tmp_path, capsys, "corpus", "train=80%", "test=rest", "--seed", "78", "--stratify", "none")
+    assert (status, out[1:], err) == (0, ["train: 80 examples", "test: 20 examples"], [])
+    # Fractions and counts are named as written; with no rest, 3 examples go nowhere.
+    status, out, err = run(tmp_path, capsys, "corpus", "a.jsonl=0.5", "b.jsonl=30", "--seed", "78")
+    assert (status, out[1:]) == (0, ["a.jsonl: 60 examples", "b.jsonl: 37 examples"])
+    assert err == [
+        "editpred split: warning: the parts are far from their sizes, as whole groups were dealt: "
+        "a.jsonl 60 of 100 examples for 50% (50), b.jsonl 37 for 30 (30); there are only 14 groups by "
+        "cursor-path, the largest of 23 examples (to come nearer: split a corpus with more groups, "
+        "use --stratify none, or ask for other sizes)"
+    ]

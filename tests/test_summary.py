@@ -10,7 +10,9 @@ import pytest
 from pytest_editpred.metrics import PredictionScore
 from pytest_editpred.reports._summary import (
     SUMMARY_JSON_FIELDS,
+    EvalRow,
     Summary,
+    eval_rows,
     format_eval_report,
     percentile,
 )
@@ -172,7 +174,7 @@ SEPARATOR = "─" * 101
 
 
 def test_report_layout() -> None:
-    report = format_eval_report([("alpha", S1), ("beta", S2), ("gamma", S3)])
+    report = format_eval_report([EvalRow("alpha", S1), EvalRow("beta", S2), EvalRow("gamma", S3)])
     lines = report.splitlines()
     assert lines[0] == SEPARATOR and lines[2] == SEPARATOR
     header = lines[1].split()
@@ -205,7 +207,7 @@ def test_report_token_percentiles() -> None:
     # inserted [1, 3]: p25 -> index round(0.25) = 0 -> 1; p50 -> round(0.5) = 1
     # (half away from zero) -> 3; p75, p90, p99 -> 3.
     # deleted [0, 1] -> 0 1 1 1 1; total [2, 3] -> 2 3 3 3 3.
-    lines = format_eval_report([("a", S1), ("b", S2), ("c", S3)]).splitlines()
+    lines = format_eval_report([EvalRow("a", S1), EvalRow("b", S2), EvalRow("c", S3)]).splitlines()
     start = lines.index("Token changes (2 predictions with a patch):")
     assert lines[start + 1].split() == ["p25", "p50", "p75", "p90", "p99"]
     assert lines[start + 2].split() == ["inserted", "1", "3", "3", "3", "3"]
@@ -223,14 +225,14 @@ def test_percentile_rounds_half_away_from_zero() -> None:
 def test_report_cursor_distance_and_truncation() -> None:
     near = make_score(cursor_exact_match=False, cursor_distance=7)
     long_name = "x" * 45
-    lines = format_eval_report([(long_name, near)]).splitlines()
+    lines = format_eval_report([EvalRow(long_name, near)]).splitlines()
     row = lines[3]
     assert row.startswith("x" * 37 + "... ")
     assert row.split()[-1] == "±7"
 
 
 def test_report_limit_and_verbose() -> None:
-    rows = [(f"ex{i}", S1) for i in range(25)]
+    rows = [EvalRow(f"ex{i}", S1) for i in range(25)]
     short = format_eval_report(rows).splitlines()
     assert sum(1 for line in short if line.startswith("ex")) == 20
     assert "... and 5 more (use --verbose to see all 25 examples)" in short
@@ -247,3 +249,42 @@ def test_report_without_rows() -> None:
     lines = format_eval_report([]).splitlines()
     assert lines == [lines[0], lines[1], SEPARATOR, SEPARATOR]
     assert not any("TOTAL" in line for line in lines)
+
+
+# ----------------------------------------------------------- the cursor, where none is expected
+
+# A prediction whose best expected patch marks no cursor: Zed's metric calls its
+# (always present) predicted cursor a miss, with no distance.
+UNMARKED = replace(S1, cursor_exact_match=False, cursor_distance=None)
+
+
+def test_a_prediction_with_no_expected_cursor_is_na_not_a_miss() -> None:
+    rows = [EvalRow("alpha", S1, True), EvalRow("beta", UNMARKED, False), EvalRow("gamma", S2, True)]
+    lines = format_eval_report(rows).splitlines()
+    assert lines[3].split()[-1] == "✓"
+    assert lines[4] == "beta".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "    n/a" + "      "
+    assert lines[5].split()[-2:] == ["✗", "✗"]  # gamma: expected a cursor, has none; wrong region
+    # alpha hit, gamma missed; beta counts in neither
+    assert lines[7].split()[-2:] == ["50%", "33%"]
+    assert "Cursor: 1/2 exact matches (50.0%), avg distance: 0.0 bytes" in lines
+    # The SummaryJson stays Zed's: every prediction with a cursor on either side.
+    assert Summary.from_scores([r.score for r in rows]).cursor_total_evaluated == 3
+
+
+def test_a_run_with_no_expected_cursor_says_so() -> None:
+    lines = format_eval_report([EvalRow("a", UNMARKED, False), EvalRow("b", UNMARKED, False)]).splitlines()
+    assert lines[3].split()[-1] == lines[4].split()[-1] == "n/a"
+    assert lines[6].split()[-2:] == ["n/a", "0%"]
+    assert "Cursor: n/a (no prediction's best expected patch marks a cursor)" in lines
+    assert not any("exact matches" in line for line in lines)
+
+
+def test_rows_from_records_carry_the_expected_cursor() -> None:
+    metrics = UNMARKED.to_dict()
+    records: list[Any] = [
+        {"name": "a", "trial": 1, "metrics": metrics, "expected_cursor": False},
+        {"name": "a", "trial": 2, "metrics": metrics, "expected_cursor": True},
+        {"name": "b", "trial": 1, "metrics": {}, "expected_cursor": None},  # not scored: no row
+        {"name": "c", "metrics": metrics},  # a record of an older version
+    ]
+    assert [(r.name, r.expected_cursor) for r in eval_rows(records)] == [("a", False), ("a[t2]", True), ("c", None)]

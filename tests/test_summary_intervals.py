@@ -8,10 +8,12 @@ pytester projects (tests/conftest.py) plainly and under ``-n 2``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from fractions import Fraction
 from pathlib import Path
 
@@ -153,13 +155,59 @@ def test_cursor_rate_counts_only_expected_patches_with_a_cursor(project: Project
     result = project.pytester.runpytest("evals", *plugin_args)
     result.assert_outcomes(passed=2)
     line = only_line(result.stdout.str(), r"^cursor exact match")
-    # calc--b's answer has a cursor and its patch none: a miss for Zed's line (1/2),
-    # not counted here (1 of 1); the line says why the two counts differ.
-    assert line == (
-        "cursor exact match 100.0% (1 of 1 scored predictions whose best expected patch marks a cursor; "
-        "Zed's Cursor line counts the 2 with a cursor on either side)"
+    # calc--b's answer has a cursor and its patch none: n/a, not a miss (Zed's ep
+    # eval would count it as one), in the table and in both cursor lines.
+    assert line == "cursor exact match 100.0% (1 of 1 scored predictions whose best expected patch marks a cursor)"
+    assert only_line(result.stdout.str(), r"^Cursor: ") == "Cursor: 1/1 exact matches (100.0%), avg distance: 0.0 bytes"
+    assert only_line(result.stdout.str(), r"^calc--b ").split()[-1] == "n/a"
+    assert only_line(result.stdout.str(), r"^TOTAL / AVERAGE").split()[-2] == "100%"
+
+
+@pytest.mark.xdist
+def test_a_run_where_no_patch_marks_a_cursor_says_so_everywhere(project: Project, plugin_args: list[str]) -> None:
+    project.example("calc--a", NO_CURSOR)
+    project.example("calc--b", NO_CURSOR)
+    scripted(project, {})
+    paths = {name: project.pytester.path / name for name in ("r.jsonl", "j.xml", "s.json", "p.html")}
+    result = project.pytester.runpytest(
+        "evals",
+        f"--editpred-report={paths['r.jsonl']}",
+        f"--junitxml={paths['j.xml']}",
+        f"--editpred-summary-json={paths['s.json']}",
+        f"--editpred-html={paths['p.html']}",
+        *plugin_args,
     )
-    assert "Cursor: 1/2 exact matches" in result.stdout.str()
+    result.assert_outcomes(passed=2)
+    out = result.stdout.str()
+    assert [only_line(out, rf"^calc--{x} ").split()[-1] for x in "ab"] == ["n/a", "n/a"]
+    assert only_line(out, r"^TOTAL / AVERAGE").split()[-2] == "n/a"
+    assert only_line(out, r"^Cursor: ") == "Cursor: n/a (no prediction's best expected patch marks a cursor)"
+    assert only_line(out, r"^cursor exact match") == (
+        "cursor exact match n/a (no scored prediction's best expected patch marks a cursor)"
+    )
+    assert "exact matches" not in out
+    # JSONL: Zed's metric as computed, and whether it counts.
+    records = [json.loads(line) for line in paths["r.jsonl"].read_text().splitlines()]
+    assert [(r["expected_cursor"], r["metrics"]["cursor_exact_match"]) for r in records] == [(False, False)] * 2
+    # JUnit says n/a where the metric would read as a miss.
+    cases = ET.parse(paths["j.xml"]).getroot().iter("testcase")
+    values = [{p.get("name"): p.get("value") for p in case.iter("property")} for case in cases]
+    assert [v["editpred_cursor_exact_match"] for v in values] == ["n/a", "n/a"]
+    # The summary JSON is Zed's SummaryJson: ep eval's count, a cursor on either side.
+    summary = json.loads(paths["s.json"].read_text())
+    assert (summary["cursor_total_evaluated"], summary["cursor_exact_match_rate"]) == (2, 0.0)
+    # The page's cursor card says n/a, not "0 of 2".
+    index = page_index(paths["p.html"].read_text())
+    assert index["cards"]["cursor"] == {
+        "rate": None,
+        "exact": 0,
+        "of": 0,
+        "which": "no scored prediction's best expected patch marks a cursor",
+    }
+
+
+def page_index(page: str) -> dict:
+    return json.loads(page.split('<script type="application/json" id="ep-index">', 1)[1].split("</script>", 1)[0])
 
 
 @pytest.mark.xdist

@@ -2,8 +2,10 @@
 
 Every command of ``editpred`` reports the same way, so a user (or a script reading
 the output) learns it once: a problem is one line ``path:line: message (fix)`` on
-standard error and the work goes on; progress is drawn only on a terminal, never
-into a pipe or a file; the summary is the last line on standard output.
+standard error and the work goes on; a warning is such a line too, ``where: warning:
+message (fix)``, and no problem (the exit status stays 0); progress is drawn only on
+a terminal, never into a pipe or a file; the summary is the last line on standard
+output.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ class Console:
         place = f"{where}:{line}" if line is not None else where
         self.err.write(f"{place}: {_one_line(message)}" + (f" ({_one_line(fix)})" if fix else "") + "\n")
 
-    def warning(self, where: str, message: str, line: int | None = None) -> None:
-        """A line like :meth:`problem`'s for something worth knowing that is not a
-        problem (a lint quality finding): it does not change the exit status."""
+    def warning(
+        self, where: str, message: str, fix: str | None = None, *, line: int | None = None, label: str = "warning"
+    ) -> None:
+        """One line like a problem's, ``where: warning: message (fix)``, that leaves
+        the exit status alone: the work was done, but not quite as asked (``label``
+        names the kind: a lint quality finding says ``quality``)."""
         self._clear()
         place = f"{where}:{line}" if line is not None else where
-        self.err.write(f"{place}: {_one_line(message)}\n")
+        self.err.write(f"{place}: {label}: {_one_line(message)}" + (f" ({_one_line(fix)})" if fix else "") + "\n")
 
     def progress(self, done: int, total: int | None, what: str) -> None:
         """``what done/total`` redrawn in place on a terminal; nothing otherwise."""

@@ -5,7 +5,9 @@ The arguments are Zed's: a first argument without ``=`` is the input (a folder o
 input); each ``OUT=SIZE`` names an output (``.jsonl``: a file; otherwise a folder of
 ``.md`` files) and its size. The rules are in :mod:`pytest_editpred.corpus._split`.
 A bad size, a second ``rest`` or an output that exists (without ``--force``) is one
-line and exit status 2, before anything is written.
+line and exit status 2, before anything is written. Parts that come out far from
+their sizes (:attr:`~pytest_editpred.corpus.SplitResult.far`) are one warning line
+naming every part, the groups and the largest one, and the exit status stays 0.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._console import Console
+
+if TYPE_CHECKING:
+    from ..corpus import SplitSpec
 
 __all__ = ["register", "run"]
 
@@ -97,4 +102,22 @@ def run(args: argparse.Namespace, console: Console) -> int:
     )
     for path, count in result.written:
         console.summary(f"{path}: {count} example{'s' * (count != 1)}")
+    if result.far:
+        parts = ", ".join(
+            f"{spec.out} {dealt}{f' of {result.examples} examples' if n == 0 else ''} for {_size(spec)} ({asked})"
+            for n, (spec, asked, dealt) in enumerate(zip(specs, result.asked, result.dealt))
+        )
+        console.warning(
+            "editpred split",
+            f"the parts are far from their sizes, as whole groups were dealt: {parts}; there are only "
+            f"{result.groups} groups by {args.stratify}, the largest of {result.largest} examples",
+            "to come nearer: split a corpus with more groups, use --stratify none, or ask for other sizes",
+        )
     return 1 if result.problems else 0
+
+
+def _size(spec: SplitSpec) -> str:
+    """A size as it can be written on the command line: ``80%``, ``500``, ``rest``."""
+    if spec.kind == "fraction":
+        return f"{spec.value * 100:g}%"
+    return "rest" if spec.kind == "rest" else str(int(spec.value))

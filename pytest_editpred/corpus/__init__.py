@@ -7,7 +7,7 @@ from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
 from ._lint import Finding, LintResult, lint
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
-from ._split import SplitSpec, parse_spec, split
+from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._write import ExampleWriter, Format
 from .split_commit import (
     COMMIT_REASONS,
@@ -51,6 +51,7 @@ __all__ = [
     "Format",
     "LintResult",
     "LintSettings",
+    "SplitResult",
     "SplitSpec",
     "find_ini",
     "import_examples",

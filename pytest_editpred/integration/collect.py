@@ -16,7 +16,7 @@ import pytest
 
 from .._exceptions import EditPredError
 from ..example import Example, example_id, load_examples, safe_id
-from . import TRIALS_KEY
+from . import PREPARED_KEY, TRIALS_KEY
 from .paragraph import paragraph_report
 
 __all__ = ["ExampleFile", "ExampleItem", "is_example_file", "tag_hints"]
@@ -203,9 +203,10 @@ class ExampleItem(pytest.Function):
         knows no place of its own, as a server's), what, and the fix."""
         return str(error) if error.where else f"{self.path}: {error}"
 
-    def report_of(self, message: str) -> Any:
-        """The report of an ERROR or FAILED message (:mod:`.paragraph`)."""
-        return paragraph_report(message, self.path, self._line())
+    def report_of(self, message: str, body: str | None = None) -> Any:
+        """The report of an ERROR or FAILED message (:mod:`.paragraph`); ``body``,
+        when given, is printed in its place."""
+        return paragraph_report(message, self.path, self._line(), body=body)
 
     def _line(self) -> int | None:
         """The 1-based line this example starts its verdict at, if known."""
@@ -219,9 +220,18 @@ class ExampleItem(pytest.Function):
         return self.path, (line - 1 if line else 0), self.name
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """Our own errors and verdicts are messages for people, not tracebacks."""
+        """Our own errors and verdicts are messages for people, not tracebacks. A
+        FAILED one follows ``--tb`` and ``-vv`` (:mod:`.failure`): ``--tb=line``
+        prints its headline alone, a wrong answer's report is made for the style."""
         if isinstance(excinfo.value, EditPredError):
             return self.report_of(self.error_message(excinfo.value))
         if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
-            return self.report_of(excinfo.value.msg or "")
+            message = excinfo.value.msg or ""
+            style = self.config.getoption("tbstyle", "auto")
+            prepared = self.stash.get(PREPARED_KEY, None)
+            failure = prepared.failure if prepared is not None else None
+            if failure is not None:
+                verbosity = self.config.get_verbosity(pytest.Config.VERBOSITY_ASSERTIONS)
+                return self.report_of(message, failure.render(style, verbosity))
+            return self.report_of(message, "" if style == "line" else None)
         return super().repr_failure(excinfo)

@@ -22,14 +22,16 @@ __all__ = ["paragraph_report"]
 _WHERE = re.compile(r"(?P<path>[^\n]+?):(?P<line>\d+): (?P<what>[^\n]*)")
 
 
-def paragraph_report(text: str, path: Path, line: int | None) -> Any:
-    """The report of ``text``: its section prints it as it is, the short summary its
-    first line (without the ``file:line:`` it starts with, which ``--tb=line`` and
-    the summary's node id already give)."""
+def paragraph_report(text: str, path: Path, line: int | None, *, body: str | None = None) -> Any:
+    """The report of ``text``: its section prints it as it is (or ``body`` instead,
+    ``""`` for none, as ``--tb=line`` wants), the short summary its first line
+    (without the ``file:line:`` it starts with, which ``--tb=line`` and the summary's
+    node id already give)."""
+    shown = text if body is None else body
     try:
         from _pytest._code.code import ReprEntryNative, ReprExceptionInfo, ReprFileLocation, ReprTraceback
     except ImportError:  # pragma: no cover - a pytest without these classes
-        return text
+        return shown
     headline = text.split("\n", 1)[0]
     where = _WHERE.fullmatch(headline)
     if where is not None:
@@ -38,5 +40,5 @@ def paragraph_report(text: str, path: Path, line: int | None) -> Any:
         prefix = f"{path}: "
         what = headline[len(prefix) :] if headline.startswith(prefix) else headline
         crash = ReprFileLocation(str(path), line or 0, what)
-    lines = [text if text.endswith("\n") else text + "\n"]
+    lines = [shown if shown.endswith("\n") else shown + "\n"] if shown else []
     return ReprExceptionInfo(reprtraceback=ReprTraceback([ReprEntryNative(lines)], None, "native"), reprcrash=crash)

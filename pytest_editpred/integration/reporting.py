@@ -32,8 +32,7 @@ from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY, options
 # the collector, the runner and the example model load only once examples exist.
 if TYPE_CHECKING:
     from ..judge import Prediction
-    from ..metrics import PredictionScore
-    from ..reports import CursorView, JsonlReport, Outcome, Prompt, Record, RecordedAttempt
+    from ..reports import CursorView, EvalRow, JsonlReport, Outcome, Prompt, Record, RecordedAttempt
     from .collect import ExampleItem
     from .runner import Prepared
 
@@ -238,7 +237,9 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
             (f"editpred_attempt_{attempt['ordinal']}", f"{attempt['error'] or 'ok'} {attempt['latency']:.3f}s")
         )
     for name, value in record["metrics"].items():
-        if not isinstance(value, dict):
+        if name == "cursor_exact_match" and value is not None and record["expected_cursor"] is False:
+            properties.append((f"editpred_{name}", "n/a"))  # no cursor expected: nothing to miss
+        elif not isinstance(value, dict):
             properties.append((f"editpred_{name}", value))
         elif name == "editable_context_coverage":  # flat, under the summary's names
             properties.extend((f"editpred_editable_context_{key}", figure) for key, figure in value.items())
@@ -504,15 +505,10 @@ class Reporter:
 
     # ------------------------------------------------------------ aggregates
 
-    def _scores(self) -> list[tuple[str, PredictionScore]]:
-        from ..metrics import PredictionScore
+    def _scores(self) -> list[EvalRow]:
+        from ..reports import eval_rows
 
-        rows = []
-        for record in self.records:
-            if record["metrics"]:
-                label = record["name"] if record["trial"] == 1 else f"{record['name']}[t{record['trial']}]"
-                rows.append((label, PredictionScore.from_dict(record["metrics"])))
-        return rows
+        return eval_rows(self.records)
 
     def partial(self) -> str | None:
         """``after 2 of 29 items (why)`` when the summary covers fewer example items
@@ -538,7 +534,7 @@ class Reporter:
         counts = {k: sum(r["outcome"] == k for r in self.records) for k in ("passed", "failed", "error", "skipped")}
         total = len(self.records) - counts["skipped"]
         data: dict[str, Any] = {}
-        scores = [score for _, score in self._scores()]
+        scores = [row.score for row in self._scores()]
         if scores:
             data.update(Summary.from_scores(scores).to_summary_json())
         data.update(counts, total=total, pass_rate=counts["passed"] / total if total else None)
@@ -583,7 +579,7 @@ class Reporter:
         if summary_json is not None:
             from ..reports import Summary
 
-            scores = [score for _, score in self._scores()]
+            scores = [row.score for row in self._scores()]
             data = Summary.from_scores(scores).to_summary_json()
             try:
                 _write(summary_json, json.dumps(data, indent=2) + "\n")

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..judge import Candidate, Verdict
     from ..metrics import ContextEvaluation
     from ..scene import RepositoryCache, Scene
+    from .failure import Failure
 
 __all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
 
@@ -77,6 +78,7 @@ class Prepared:
     latency: float = 0.0
     verdict: Verdict | None = None
     properties: dict[str, Any] = field(default_factory=dict)
+    failure: Failure | None = None  # a wrong answer's report, made for --tb at repr_failure
 
     def conclude(self) -> None:
         self.item.stash[RUN_KEY].conclude(self)
@@ -346,8 +348,10 @@ class Run:
             pytest.fail(escape_controls(message), pytrace=False)
 
     def _judged(self, prepared: Prepared, prediction: Prediction) -> str | None:
-        """The verdict into ``prepared``; the failure message, or None if it passed."""
-        from ..judge import failure_diff, judge
+        """The verdict into ``prepared``; a wrong answer's headline (its report is
+        ``prepared.failure``, made for the run's ``--tb``), or None if it passed."""
+        from ..judge import FailureDiff, judge
+        from .failure import Failure
 
         item = prepared.item
         props = prepared.properties
@@ -397,17 +401,15 @@ class Run:
             else "no candidate"
         )
         cursor = metrics.get("cursor_distance")
-        message = [
+        path = scene.cursor.path
+        prepared.failure = Failure(
             f"{item.name}: {'; '.join(problems)}",
             f"best: {best} (Zed's rule); delta-chrF {metrics['delta_chr_f']:.1f}, "
             f"reversal {metrics['reversal_ratio']:.2f}" + (f", cursor off by {cursor} bytes" if cursor else ""),
-            *(f"note: {note}" for note in verdict.notes),
-        ]
-        diff = failure_diff(verdict, scene.cursor.path)
-        if diff:
-            message.append("‸ marks the cursors; - expected, + predicted")
-            message.append(diff.rstrip("\n"))
-        return "\n".join(message)
+            verdict.notes,
+            FailureDiff.of(verdict, path, cursor=(scene.cursor.offset, scene.buffers.get(path, ""))),
+        )
+        return prepared.failure.headline
 
     # ------------------------------------------------------- context coverage
 

@@ -45,15 +45,12 @@ __all__ = [
     "Candidate",
     "Verdict",
     "default_cursor",
-    "draw_cursor",
     "expected_candidates",
-    "failure_diff",
     "judge",
     "same_buffers",
 ]
 
 MATCH_MODES = ("exact", "whitespace")
-CURSOR_MARK = "‸"  # drawn into texts in failure output
 _WS = re.compile(r"\s+")
 
 OpenFile = Callable[[str], "tuple[str, str] | None"]
@@ -364,90 +361,3 @@ def _score(
         notes=notes,
     )
     return (0 if best is None else pool[best].index), result, tuple(notes)
-
-
-def draw_cursor(text: str, offset: int | None) -> str:
-    if offset is None or not 0 <= offset <= len(text):
-        return text
-    return text[:offset] + CURSOR_MARK + text[offset:]
-
-
-MAX_DIFF_LINES = 400
-"""Lines of a failure diff shown; :data:`MAX_DIFF_LINE_CHARS` characters of each."""
-
-
-def failure_diff(verdict: Verdict, cursor_path: str, context: int = 3) -> str:
-    """A unified diff from the best expected result to the predicted one, every
-    changed file, with both cursors drawn in as ``‸``; at most
-    :data:`MAX_DIFF_LINES` lines, the rest counted. Control characters are shown
-    escaped (:func:`~pytest_editpred._clip.escape_controls`): the diff is printed
-    to a terminal, and a model's answer must not drive it."""
-    from .._clip import escape_controls
-    from .._textdiff import MAX_ALIGNED_LINES, diff_texts
-
-    if verdict.best is None:
-        return ""
-    candidate = verdict.candidates[verdict.best]
-    wanted, got = candidate.buffers, verdict.predicted_buffers
-    paths = sorted(
-        p
-        for p in set(wanted) | set(got) | deleted_paths(wanted) | deleted_paths(got)
-        if _state(wanted, p) != _state(got, p) or p == cursor_path
-    )
-    lines: list[str] = []
-    omitted = 0  # lines of the diffs not made (past what is shown)
-    for path in paths:
-        said = _existence(path, wanted, got)
-        if said is not None:
-            lines.append(said)
-        if path in deleted_paths(wanted) or path in deleted_paths(got):
-            continue  # no text on one side: the line above says it all
-        expected = candidate.buffers.get(path, "")
-        predicted = verdict.predicted_buffers.get(path, "")
-        if candidate.cursor and candidate.cursor[0] == path:
-            expected = draw_cursor(expected, candidate.cursor[1])
-        if verdict.predicted_cursor and verdict.predicted_cursor[0] == path:
-            predicted = draw_cursor(predicted, verdict.predicted_cursor[1])
-        diff = diff_texts(
-            expected,
-            predicted,
-            f"expected/{path}",
-            f"predicted/{path}",
-            context,
-            no_newline_marker=False,
-            # aligned as far as the viewer aligns (two edits far apart read as two
-            # hunks); only what is shown is cut to MAX_DIFF_LINES
-            max_aligned=MAX_ALIGNED_LINES,
-            max_lines=MAX_DIFF_LINES + 1,
-        )
-        if not diff.aligned:  # said first: a diff this big is cut below
-            lines.append(f"(the {diff.changed_lines} changed lines are shown as one replacement, not aligned)\n")
-        lines.extend(line + "\n" for line in diff.text.split("\n")[:-1])
-        omitted += diff.omitted
-    if len(lines) + omitted > MAX_DIFF_LINES:
-        lines[MAX_DIFF_LINES:] = [f"... {len(lines) + omitted - MAX_DIFF_LINES} more lines of diff\n"]
-    return escape_controls("".join(_clipped_line(line) for line in lines))
-
-
-def _existence(path: str, wanted: Mapping[str, str], got: Mapping[str, str]) -> str | None:
-    """One line when the expected patch and the prediction disagree on whether
-    ``path`` exists (a deletion, a creation), naming it; None when they agree."""
-    for who, other, mine, theirs in (
-        ("the expected patch", "the prediction", wanted, got),
-        ("the prediction", "the expected patch", got, wanted),
-    ):
-        if path in deleted_paths(mine) and path not in deleted_paths(theirs):
-            return f"{path}: {who} deletes this file; {other} {'edits' if path in theirs else 'keeps'} it\n"
-        if path in created_paths(mine) and path not in theirs:
-            return f"{path}: {who} creates this file; {other} does not\n"
-    return None
-
-
-MAX_DIFF_LINE_CHARS = 500
-
-
-def _clipped_line(line: str) -> str:
-    """A diff line of at most :data:`MAX_DIFF_LINE_CHARS` characters, the cut said."""
-    if len(line) <= MAX_DIFF_LINE_CHARS + 1:
-        return line
-    return f"{line[:MAX_DIFF_LINE_CHARS]} [... {len(line) - 1 - MAX_DIFF_LINE_CHARS:,} more characters on this line]\n"

@@ -45,7 +45,7 @@ from ._stats import (
     pass_at_k_single,
     pass_hat_k_single,
 )
-from ._summary import Summary, format_eval_report
+from ._summary import EvalRow, Summary, eval_rows, format_eval_report
 
 if TYPE_CHECKING:
     from ._viewer import render_html
@@ -65,6 +65,7 @@ __all__ = [
     "Comparison",
     "CursorView",
     "EditView",
+    "EvalRow",
     "ExampleChange",
     "ExcerptLines",
     "ExcerptView",
@@ -89,6 +90,7 @@ __all__ = [
     "cursor_marker_line",
     "cursor_rate_line",
     "edit_view",
+    "eval_rows",
     "excluded",
     "format_eval_report",
     "group_lines",

@@ -95,9 +95,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     """The command; ``prog`` names it in usage and messages (``editpred report`` too)."""
     args = _parser(prog).parse_args(argv)
     from .._exceptions import EditPredError
-    from ..metrics import PredictionScore
     from ._record import CONTEXT_ONLY
-    from ._summary import Summary, format_eval_report
+    from ._summary import Summary, eval_rows, format_eval_report
     from ._viewer import render_html, summary_of, terminal_lines
 
     skipped: dict[str, int] = {"reports": 0, "baseline": 0}
@@ -125,14 +124,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         print(f"{prog}: the reports hold no record{told}", file=sys.stderr)
         return 2
     out = sys.stdout
-    rows = [
-        (
-            r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]",
-            PredictionScore.from_dict(r["metrics"]),
-        )
-        for r in records
-        if r.get("metrics")
-    ]
+    rows = eval_rows(records)
     if rows:
         context_only = all(r.get("provider") == CONTEXT_ONLY for r in records if r.get("metrics"))
         report = format_eval_report(rows, limit=args.summary_limit, verbose=args.verbose, context_only=context_only)
@@ -150,7 +142,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         out.write(comparison.format() + "\n")
     try:
         if args.summary_json:
-            data = Summary.from_scores([score for _, score in rows]).to_summary_json()
+            data = Summary.from_scores([row.score for row in rows]).to_summary_json()
             _write(args.summary_json, json.dumps(data, indent=2) + "\n")
             out.write(f"editpred summary: {args.summary_json}\n")
         if args.html:

@@ -94,18 +94,18 @@ def rates_line(records: Sequence[Record], summary: Mapping[str, Any]) -> str:
 
 def cursor_rate_line(records: Sequence[Record]) -> str | None:
     """The cursor exact-match rate over the scored predictions whose best expected
-    patch marks a cursor (a patch without one cannot be matched by a cursor)."""
-    marked = [r for r in records if r["metrics"] and r.get("expected_cursor")]
+    patch marks a cursor (a patch without one cannot be matched by a cursor: such a
+    prediction is ``n/a``, never a miss). None when no record says either way."""
+    scored = [r for r in records if r["metrics"]]
+    marked = [r for r in scored if r.get("expected_cursor")]
     if not marked:
+        if any(r.get("expected_cursor") is False for r in scored):
+            return "cursor exact match n/a (no scored prediction's best expected patch marks a cursor)"
         return None
     exact = sum(r["metrics"].get("cursor_exact_match") is True for r in marked)
-    # Zed's "Cursor: x/y" line counts every prediction with a cursor on either side:
-    # when that is another count, say so, or the two figures seem to disagree.
-    zeds = sum(1 for r in records if r["metrics"] and r["metrics"].get("cursor_exact_match") is not None)
-    other = f"; Zed's Cursor line counts the {zeds} with a cursor on either side" if zeds != len(marked) else ""
     return (
         f"cursor exact match {100 * exact / len(marked):.1f}% ({exact} of {len(marked)} scored predictions "
-        f"whose best expected patch marks a cursor{other})"
+        "whose best expected patch marks a cursor)"
     )
 
 

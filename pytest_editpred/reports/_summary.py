@@ -10,8 +10,9 @@ metric applies" is None when it applies to none, and then left out of the JSON.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..metrics import (
     CHR_F_BETA,
@@ -22,9 +23,12 @@ from ..metrics import (
     format_context_report,
 )
 
+if TYPE_CHECKING:
+    from ._record import Record
+
 CONTEXT_SUMMARY_FIELDS = tuple(f.name for f in fields(ContextSummary))
 
-__all__ = ["SUMMARY_JSON_FIELDS", "Summary", "format_eval_report", "percentile"]
+__all__ = ["SUMMARY_JSON_FIELDS", "EvalRow", "Summary", "eval_rows", "format_eval_report", "percentile"]
 
 # SummaryJson fields serialised with ``skip_serializing_if = "Option::is_none"``.
 _SKIP_IF_NONE = frozenset(
@@ -175,7 +179,44 @@ def percentile(sorted_values: Sequence[int], p: float) -> int:
     return sorted_values[index]
 
 
-def _cursor_cell(score: PredictionScore) -> str:
+class EvalRow(NamedTuple):
+    """One prediction of the ``ep eval`` table. ``expected_cursor``: whether its best
+    expected patch marks a cursor in the cursor file (the record's field); None when
+    not known (a record of an older version), and then Zed's rule counts the cursor."""
+
+    name: str
+    score: PredictionScore
+    expected_cursor: bool | None = None
+
+
+def eval_rows(records: Iterable[Record]) -> list[EvalRow]:
+    """The table's rows of the records that were scored, a trial after the first
+    named ``name[tN]``."""
+    return [
+        EvalRow(
+            r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]",
+            PredictionScore.from_dict(r["metrics"]),
+            r.get("expected_cursor"),
+        )
+        for r in records
+        if r.get("metrics")
+    ]
+
+
+def _cursor_counted(row: EvalRow) -> bool:
+    """Does the row's cursor count in the table's cursor figures? Only when its best
+    expected patch marks a cursor: a predicted cursor cannot miss a place nobody
+    marked. (Zed's ``ep eval`` counts a cursor on either side, so such a prediction is
+    a miss there; --editpred-summary-json keeps Zed's count.)"""
+    if row.expected_cursor is None:
+        return row.score.cursor_exact_match is not None
+    return row.expected_cursor
+
+
+def _cursor_cell(row: EvalRow) -> str:
+    score = row.score
+    if row.expected_cursor is False:
+        return "n/a"
     if score.cursor_exact_match is None:
         return "-"
     if score.cursor_exact_match:
@@ -185,11 +226,12 @@ def _cursor_cell(score: PredictionScore) -> str:
     return "✗"
 
 
-def _row(name: str, score: PredictionScore) -> str:
+def _row(row: EvalRow) -> str:
+    score = row.score
     return (
-        f"{_truncate(name):<40} {score.delta_chr_f:>8.2f} {score.braces_disbalance:>5} "
+        f"{_truncate(row.name):<40} {score.delta_chr_f:>8.2f} {score.braces_disbalance:>5} "
         f"{score.exact_lines.f1 * 100:>6.1f}% {score.reversal_ratio * 100:>6.1f}% "
-        f"{_cursor_cell(score):>6} {'✗' if score.wrong_editable_region else '':>5}"
+        f"{_cursor_cell(row):>6} {'✗' if score.wrong_editable_region else '':>5}"
     )
 
 
@@ -198,11 +240,15 @@ def _percent_cell(rate: float | None) -> str:
 
 
 def format_eval_report(
-    rows: Sequence[tuple[str, PredictionScore]], limit: int = 20, verbose: bool = False, *, context_only: bool = False
+    rows: Sequence[EvalRow], limit: int = 20, verbose: bool = False, *, context_only: bool = False
 ) -> str:
-    """The ``ep eval`` table (§4.9) for ``(example name, score)`` rows, without the
-    QA columns; with ``context_only``, ``ep eval --context-only``'s table of the
-    context coverage instead (:func:`~pytest_editpred.metrics.format_context_report`).
+    """The ``ep eval`` table (§4.9) for the rows, without the QA columns; with
+    ``context_only``, ``ep eval --context-only``'s table of the context coverage
+    instead (:func:`~pytest_editpred.metrics.format_context_report`).
+
+    The Cursor column, the total's cursor rate and the ``Cursor:`` line count only
+    the predictions whose best expected patch marks a cursor; the others show
+    ``n/a`` (:func:`_cursor_counted`).
 
     At most ``limit`` rows are listed unless ``verbose``; the totals always cover
     every row. The token-change percentiles are taken over the predictions that had
@@ -212,7 +258,7 @@ def format_eval_report(
     """
     if context_only:
         results = [
-            (name, ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes)) for name, s in rows
+            (name, ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes)) for name, s, _ in rows
         ]
         return format_context_report(results, limit=limit, verbose=verbose)
     lines = [
@@ -221,23 +267,42 @@ def format_eval_report(
         _SEPARATOR,
     ]
     shown = rows if verbose else rows[:limit]
-    lines.extend(_row(name, score) for name, score in shown)
+    lines.extend(_row(row) for row in shown)
     if len(shown) < len(rows):
         lines.append(f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)")
     lines.append(_SEPARATOR)
-    scores = [score for _, score in rows]
-    if scores:
-        lines.extend(_totals(Summary.from_scores(scores), scores))
+    if rows:
+        lines.extend(_totals(Summary.from_scores([row.score for row in rows]), rows))
     return "\n".join(lines) + "\n"
 
 
-def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
+def _cursor_totals(rows: Sequence[EvalRow]) -> tuple[str, str | None]:
+    """The total row's Cursor cell and the ``Cursor:`` line (None: nothing to say),
+    over the rows whose cursor counts."""
+    counted = [row.score for row in rows if _cursor_counted(row)]
+    if not counted:
+        if any(row.expected_cursor is False for row in rows):
+            return "n/a", "Cursor: n/a (no prediction's best expected patch marks a cursor)"
+        return "-", None
+    exact = sum(1 for s in counted if s.cursor_exact_match)
+    distances = [s.cursor_distance for s in counted if s.cursor_distance is not None]
+    distance = f"{math.fsum(distances) / len(distances):.1f}" if distances else "-"
+    return (
+        _percent_cell(exact / len(counted)),
+        f"Cursor: {exact}/{len(counted)} exact matches ({100 * exact / len(counted):.1f}%), "
+        f"avg distance: {distance} bytes",
+    )
+
+
+def _totals(summary: Summary, rows: Sequence[EvalRow]) -> list[str]:
+    scores = [row.score for row in rows]
+    cursor_cell, cursor_line = _cursor_totals(rows)
     out = [
         (
             f"{'TOTAL / AVERAGE':<40} {summary.avg_delta_chr_f:>8.2f} "
             f"{summary.avg_braces_disbalance:>5.1f} {summary.exact_lines_f1 * 100:>6.1f}% "
             f"{summary.avg_reversal_ratio * 100:>6.1f}% "
-            f"{_percent_cell(summary.cursor_exact_match_rate):>6} "
+            f"{cursor_cell:>6} "
             f"{_percent_cell(summary.wrong_editable_region_rate):>5}"
         ),
         _SEPARATOR,
@@ -250,14 +315,8 @@ def _totals(summary: Summary, scores: Sequence[PredictionScore]) -> list[str]:
             f"R={summary.delta_chr_f_recall * 100:.1f}%"
         ),
     ]
-    if summary.cursor_total_evaluated:
-        exact = sum(1 for s in scores if s.cursor_exact_match)
-        rate = summary.cursor_exact_match_rate or 0.0
-        distance = "-" if summary.cursor_avg_distance is None else f"{summary.cursor_avg_distance:.1f}"
-        out.append(
-            f"Cursor: {exact}/{summary.cursor_total_evaluated} exact matches "
-            f"({rate * 100:.1f}%), avg distance: {distance} bytes"
-        )
+    if cursor_line is not None:
+        out.append(cursor_line)
     isolated = sum(1 for s in scores if s.has_isolated_whitespace_changes)
     out.append(f"Isolated whitespace changes: {isolated}/{len(scores)} ({summary.isolated_whitespace_rate * 100:.1f}%)")
     kept_evaluated = sum(1 for s in scores if s.kept_rate is not None)

@@ -92,7 +92,12 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
     ("delta_chr_f_precision", "chrF precision", "p", "share of the predicted edit's n-grams that were expected"),
     ("delta_chr_f_recall", "chrF recall", "p", "share of the expected edit's n-grams the prediction made"),
     ("exact_lines_f1", "exact lines F1", "p", "F1 of changed lines that match the expected ones exactly"),
-    ("cursor_exact_match", "cursor exact", "b", "the predicted cursor is where the expected patch puts it"),
+    (
+        "cursor_exact_match",
+        "cursor exact",
+        "b",
+        "the predicted cursor is where the expected patch puts it; n/a when the best expected patch marks none",
+    ),
     ("cursor_distance", "cursor distance", "i", "bytes between the predicted and the expected cursor"),
     ("reversal_ratio", "reversal", "p", "share of the edit that undoes the user's recent edits (lower is better)"),
     ("braces_disbalance", "braces off", "i", "unbalanced (), [] and {} the prediction leaves (lower is better)"),
@@ -243,6 +248,7 @@ _NUMBER = r"(-?[\d.]+)"
 _PASS = re.compile(rf"pass rate {_NUMBER}%(?: of (\d+))? \[95% CI {_NUMBER}-{_NUMBER}([^\]]*)\]")
 _CHRF = re.compile(rf"mean delta-chrF {_NUMBER}(?: over (\d+) scored)?(?: \[95% CI {_NUMBER}-{_NUMBER}[^\]]*\])?")
 _CURSOR = re.compile(rf"cursor exact match {_NUMBER}% \((\d+) of (\d+) ([^)]*)\)")
+_CURSOR_NA = re.compile(r"cursor exact match n/a \(([^)]*)\)")
 
 
 def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequence[str]) -> dict[str, Any]:
@@ -293,6 +299,7 @@ def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequ
         if summary.get(key) is not None:
             cards[key] = summary[key]
     cursor = next((m for m in map(_CURSOR.search, terminal) if m), None)
+    unmarked = next((m for m in map(_CURSOR_NA.search, terminal) if m), None)
     if cursor:
         cards["cursor"] = {
             "rate": float(cursor[1]) / 100,
@@ -300,13 +307,16 @@ def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequ
             "of": int(cursor[3]),
             "which": cursor[4],
         }
+    elif unmarked:
+        cards["cursor"] = {"rate": None, "exact": 0, "of": 0, "which": unmarked[1]}
     elif "cursor_exact_match_rate" in cards:
+        # Records of an older version say nothing of the expected cursor: Zed's count.
         exact = sum(1 for r in records if (r.get("metrics") or {}).get("cursor_exact_match") is True)
         cards["cursor"] = {
             "rate": cards["cursor_exact_match_rate"],
             "exact": exact,
             "of": cards.get("cursor_total_evaluated"),
-            "which": "with an expected cursor",
+            "which": "with a cursor on either side (Zed's count)",
         }
     latencies = sorted(v for v in (_number(r.get("latency")) for r in records) if v is not None)
     if latencies:
@@ -436,6 +446,10 @@ def _detail(record: Record) -> dict[str, Any]:
         "raw": clip(raw, PAGE_TEXT_CHARS) if isinstance(raw, str) else None,
         "diff": diffs,
     }
+    if record.get("expected_cursor") is False and detail["metrics"].get("cursor_exact_match") is not None:
+        # Zed's metric calls a predicted cursor a miss when no cursor was expected;
+        # nothing was there to miss, as the summary's cursor figures say.
+        detail["metrics"]["cursor_exact_match"] = "n/a"
     patch = record.get("predicted_patch")
     if not diffs and isinstance(patch, str) and patch.strip():
         detail["patch"] = clip(patch, PAGE_TEXT_CHARS)

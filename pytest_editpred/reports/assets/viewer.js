@@ -33,6 +33,7 @@
   const pct = (v, d) => (v === null || v === undefined) ? "–" : (100 * v).toFixed(d === undefined ? 1 : d) + "%";
   function fmtMetric(m, v) {
     if (v === null || v === undefined) return "–";
+    if (v === "n/a") return v;
     if (m.format === "b") return v ? "yes" : "no";
     if (m.format === "p") return pct(v, 1);
     if (m.format === "i") return fmt(v, 0);
@@ -118,8 +119,8 @@
     box.append(tile("Predictions", String(C.total), parts.join(" · ")));
     if (C.delta_chr_f) box.append(tile("Mean delta-chrF", fmt(C.delta_chr_f.estimate, 1),
       `0–100 · over the ${C.scored} scored of ${C.total}${ci(C.delta_chr_f, (x) => fmt(x, 1))}` + (C.excluded ? ` · ${C.excluded}` : "")));
-    if (C.cursor) box.append(tile("Cursor exact match", pct(C.cursor.rate, 1),
-      `${C.cursor.exact} of ${C.cursor.of} ${C.cursor.which} (others excluded)`));
+    if (C.cursor) box.append(C.cursor.rate === null ? tile("Cursor exact match", "n/a", C.cursor.which)
+      : tile("Cursor exact match", pct(C.cursor.rate, 1), `${C.cursor.exact} of ${C.cursor.of} ${C.cursor.which} (others excluded)`));
     if (C.exact_lines_f1 !== undefined) box.append(tile("Exact lines F1", pct(C.exact_lines_f1, 1),
       `lines summed over the ${C.scored} scored · P ${pct(C.exact_lines_precision, 1)} R ${pct(C.exact_lines_recall, 1)}`));
     if (C.latency_median !== undefined) box.append(tile("Median latency", fmt(C.latency_median, 2) + " s",
