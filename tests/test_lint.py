@@ -215,8 +215,10 @@ def test_the_oracle_answer_fails(corpus: Corpus, capsys: pytest.CaptureFixture[s
     assert err == [
         "evals/elsewhere.md:31: the oracle answer (expected patch 1) fails: the edit matches expected patch 1 "
         "but the cursor is elsewhere",
+        "evals/elsewhere.md:34: quality: the expected patch edits 2 files (README.md, calc.py) [scattered-target]",
         "evals/unread.md:26: the oracle answer (expected patch 1) fails: the edit matches expected patch 1 "
         "but the cursor is elsewhere",
+        "evals/unread.md:29: quality: the expected patch edits 2 files (README.md, calc.py) [scattered-target]",
     ]
 
 

@@ -329,7 +329,10 @@ def test_every_kind_of_split_point(
     cursor's line for fim, within 30 lines for near, further for far)."""
     repo, shas = kinds_repo(tmp_path)
     out = tmp_path / "out"
-    status, stdout, err = run_cli(capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "--url", URL)
+    # the far edits of kinds_repo share no name with the history: the unrelated-target rule would skip them
+    status, stdout, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "--url", URL, "--keep", "unrelated-target"
+    )
     assert (status, err) == (0, "")
     assert (
         stdout == "split-commit: 2 commits read: 1 written (1 example), 1 skipped, 0 failed\n  skipped: 1 root-commit\n"
@@ -358,8 +361,19 @@ def test_cross_file_split(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert (g.split, g.kind, g.cursor.filename) == (6, "cross-file", "m.py")
     assert g.expected_patch.startswith("--- a/other.py\n")
     out = tmp_path / "o"
+    # other.py's edit shares no name with the history's (kinds_repo is numbers): kept on purpose
     status, stdout, _ = run_cli(
-        capsys, "split-commit", str(repo), "-o", str(out), "--split", "cross-file", "--url", URL
+        capsys,
+        "split-commit",
+        str(repo),
+        "-o",
+        str(out),
+        "--split",
+        "cross-file",
+        "--url",
+        URL,
+        "--keep",
+        "unrelated-target",
     )
     assert (status, stdout) == (
         0,

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         if finding.is_error:
             console.problem(finding.path, finding.message, finding.fix, line=finding.line)
         else:
-            console.warning(finding.path, f"quality: {finding.message} [{finding.rule}]", line=finding.line)
+            console.warning(finding.path, f"{finding.message} [{finding.rule}]", line=finding.line, label="quality")
     count = len(errors)
     head = (
         f"{result.examples} example{'s' * (result.examples != 1)} in {result.files} "

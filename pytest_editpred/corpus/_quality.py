@@ -134,6 +134,9 @@ _GENERATED_SUFFIXES = (
     ".Designer.cs",
     ".g.cs",
     ".snap",
+    ".browser.js",
+    ".umd.js",
+    ".bundle.js",
 )
 _GENERATED_PARTS = frozenset({"__generated__", "__snapshots__"})
 _GENERATED_MARK = re.compile(
@@ -199,7 +202,8 @@ RULES = (
     ),
     Rule(
         "whitespace-only",
-        "the expected patch changes only whitespace (blank lines, indentation): nothing visible to predict",
+        "the expected patch changes only whitespace (blank lines, indentation), alone or with the edit "
+        "history's edits of its file (a reflow split in two): nothing visible to predict",
     ),
     Rule(
         "version-bump",
@@ -359,7 +363,8 @@ def _changes(diff: str) -> dict[str, _FileChange]:
 
 
 _VERSIONISH = re.compile(
-    r"\bv?\d+(?:\.\d*)+(?:[-+~][0-9A-Za-z][0-9A-Za-z.\-]*)?"
+    r"\bv?\d+(?:\.\d*)+(?:[-+~.]?(?:a|b|c|rc|alpha|beta|pre|preview|dev|post|snapshot)\.?\d*)?"
+    r"(?:[-+~][0-9A-Za-z][0-9A-Za-z.\-]*)?"
     r"|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}\b"
     r"|\bsha(?:1|256|384|512)-[A-Za-z0-9+/]+=*"
 )
@@ -439,7 +444,7 @@ def _patch_findings(
     rules: Collection[str],
     rows: Mapping[str, tuple[int, int]] | None,
     cursor: tuple[str, int] | None,
-    history_names: set[str],
+    history: Mapping[str, _FileChange],
 ) -> dict[str, str]:
     """The patch-level rules one expected patch breaks: rule → message. ``rows``
     (path → first and last changed row, from the applied patch) and ``cursor``
@@ -461,6 +466,7 @@ def _patch_findings(
     if rows and cursor is not None and "unrelated-target" in rules:
         path, row = cursor
         near = path in rows and (rows[path][0] - NEAR_ROWS <= row <= rows[path][1] + NEAR_ROWS)
+        history_names = _names([line for c in history.values() for line in c.added + c.removed])
         if not near and not (_names(removed + added) & history_names):
             where = "another file" if path not in rows else f"rows {rows[path][0] + 1}-{rows[path][1] + 1}"
             found["unrelated-target"] = (
@@ -470,8 +476,17 @@ def _patch_findings(
         found["service-file"] = f"the expected patch edits only service files ({', '.join(sorted(files))})"
     if "changelog" in rules and all(is_changelog(path) for path in files):
         found["changelog"] = f"the expected patch edits only release notes ({', '.join(sorted(files))})"
-    if "whitespace-only" in rules and changed and _visible(removed) == _visible(added):
-        found["whitespace-only"] = "the expected patch changes only whitespace"
+    if "whitespace-only" in rules and changed and removed != added:  # equal lines: nothing changes at all
+        if _visible(removed) == _visible(added):
+            found["whitespace-only"] = "the expected patch changes only whitespace"
+        elif all(
+            _visible(history[path].removed + change.removed) == _visible(history[path].added + change.added)
+            for path, change in files.items()
+            if path in history
+        ) and any(path in history for path in files):
+            found["whitespace-only"] = (
+                "the expected patch and the edit history together change only whitespace (a reflow split in two)"
+            )
     if "version-bump" in rules and changed and _numbers_only(removed, added):
         found["version-bump"] = "the expected patch changes only version numbers or hashes"
     if "prose" in rules:
@@ -548,10 +563,9 @@ def quality_findings(
                 noun = {"lockfile": "a lockfile", "generated": "generated", "vendored": "vendored code"}[rule]
                 subject = f"{where} {path}" if where != "the cursor file" else f"the cursor file {path}"
                 found.append(QualityFinding(rule, f"{subject} is {noun}"))
-    history_names = _names([line for c in history_files.values() for line in c.added + c.removed])
     cursor = (cursor_path, cursor_row) if cursor_row is not None else None
     per_patch = [
-        _patch_findings(patch, text_of, rules, rows[index] if rows is not None else None, cursor, history_names)
+        _patch_findings(patch, text_of, rules, rows[index] if rows is not None else None, cursor, history_files)
         for index, patch in enumerate(patches)
         if patch.strip()
     ]
