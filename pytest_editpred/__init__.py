@@ -150,6 +150,8 @@ _ERRORS = (
     "MissingAnswerError",
     "PredictionError",
     "ConfigError",
+    "SplitPointError",
+    "RepositoryError",
 )
 _LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
 

@@ -375,7 +375,7 @@ def test_lint_reports_an_unknown_heading_as_one_finding(
         f"evals/typo.md:{line}: unknown heading '## Expected Patches': did you mean '## Expected Patch'? "
         f"(Zed's ep would drop the blocks under it without a word) ({UnknownHeadingError.default_fix})"
     ]
-    assert out.startswith("0 examples in 1 file: 1 finding")
+    assert out.startswith("0 examples in 1 file: 1 error, no quality findings")
 
 
 def test_a_typo_in_a_heading_is_an_error_item_and_noop_no_longer_passes(project: Project) -> None:

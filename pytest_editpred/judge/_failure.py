@@ -161,7 +161,8 @@ class FailureDiff:
         even when it is longer, cut to ``lines``); then one line saying how many
         lines and hunks are not shown, and ``more``: how to see them."""
         order = sorted((self._rank(f, h), f, h) for f, file in enumerate(self.files) for h, _ in enumerate(file.hunks))
-        shown: list[str] = []
+        # a file deleted or created on one side only has no hunk, just the line saying so
+        shown: list[str] = [file.note for file in self.files if not file.hunks and file.note is not None]
         opened: set[int] = set()
         taken = 0
         for _, f, h in order:
