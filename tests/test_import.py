@@ -414,7 +414,10 @@ def test_cli_summary_counts_and_exit_status(tmp_path: Path, capsys: pytest.Captu
     # again: the examples exist, so each is a skip; with --force they are overwritten
     code, stdout, stderr = cli(capsys, "import", "nep", source, "-o", out)
     assert code == 1 and ", 4 skipped," in stdout
-    assert f"{out / 'nep-001.md'}: not written: an example of this name exists (from {source}:1)" in stderr
+    assert stderr.splitlines()[-1] == (
+        f"{out}: 2 examples not written: they exist already (the first: nep-001.md) "
+        "(Use --force to overwrite them, or another -o directory.)"
+    )  # one line for them all, not one per file
     good = jsonl(tmp_path / "good.jsonl", GOOD_NEP)
     assert cli(capsys, "import", "nep", good, "-o", out, "--force")[0] == 0
 

@@ -228,6 +228,49 @@ def test_files_an_example_cannot_hold_are_left_out_by_name(tmp_path: Path, capsy
     assert status == 0 and counts["skipped by reason"] == {"root-commit": 1, "lone-cr": 1, "header-like-line": 1}
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["markdown", "jsonl"])
+def test_a_crlf_file_is_cut_as_its_buffer_holds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    """A Windows file's carriage returns leave the diff, as they leave the buffer the
+    scene reads: the example loads, in markdown (which cannot hold a ``\\r``) and in
+    JSONL alike, and the oracle passes it."""
+    crlf = BEFORE.replace("\n", "\r\n").encode()
+    repo, _ = make_repo(tmp_path, {"win.py": crlf})
+    add_commit(repo, {"win.py": AFTER.replace("\n", "\r\n").encode()})
+    out = tmp_path / "out"
+    status, stdout, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--url", URL, "--format", fmt
+    )
+    assert (status, err) == (0, "")
+    assert summary(stdout)["written"] == 1
+    if fmt == "jsonl":
+        assert "\\r" not in (out / "examples.jsonl").read_text()  # not even escaped in the JSON
+    lint_clean(out, URL, repo, capsys)
+    if fmt == "markdown":
+        [example] = examples(out)
+        assert "\r" not in example.edit_history + example.expected_patches[0]
+        check_with_plugin(out, URL, repo)
+
+
+def test_a_name_two_commits_share_is_made_unique(tmp_path: Path) -> None:
+    """Two shas with one 8-digit prefix (a large history has some) name two examples
+    alike: the second takes 16 digits of its sha."""
+    from pytest_editpred.cli._split_commit import _write
+    from pytest_editpred.corpus import ExampleWriter
+    from pytest_editpred.example import Example
+
+    writer = ExampleWriter(tmp_path, "markdown")
+    first, second = "abcdef12" + "0" * 32, "abcdef12" + "1" * 32
+    example = Example(
+        name="m-abcdef12-2", repository_url=URL, revision="f" * 40, cursor_path="m.py",
+        cursor_position="x<|user_cursor|>\n", edit_history="", expected_patches=("",),
+    )  # fmt: skip
+    assert _write(writer, example, first) and _write(writer, example, second)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m-abcdef12-2.md", "m-abcdef1211111111-2.md"]
+
+
 # --- the command ---------------------------------------------------------------------------
 
 

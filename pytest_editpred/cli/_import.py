@@ -79,16 +79,18 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 skipped += 1
                 continue
             dropped += item.dropped
+            clashes = len(writer.clashes)
             if writer.write(item.example):
                 written += 1
             else:
-                where = f"{item.where}:{item.line}" if item.line is not None else item.where
-                console.problem(
-                    str(writer.exists[-1]),
-                    f"not written: an example of this name exists (from {where})",
-                    "Use --force to overwrite it, or another -o directory.",
-                )
                 skipped += 1
+                if len(writer.clashes) > clashes:  # this run's own doing: said of the item
+                    where = f"{item.where}:{item.line}" if item.line is not None else item.where
+                    console.problem(
+                        str(writer.clashes[-1]),
+                        f"not written: an earlier example of this run has this name (from {where})",
+                        "Give the items distinct names.",
+                    )
         writer.close()
     except ImportSourceError as error:
         console.problem(str(args.source), error.message, error.fix)
@@ -104,6 +106,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.problem(str(writer.exists[-1]), "not written: the file exists", "Use --force to overwrite it.")
         skipped += written
         written = 0
+    elif writer.exists:  # an earlier run's examples: one line, not one per file
+        many = len(writer.exists)
+        console.problem(
+            str(writer.exists[0]) if many == 1 else str(output),
+            "not written: it exists already"
+            if many == 1
+            else f"{many} examples not written: they exist already (the first: {writer.exists[0].name})",
+            f"Use --force to overwrite {'it' if many == 1 else 'them'}, or another -o directory.",
+        )
     noun = "example" if written == 1 else "examples"
     console.summary(
         f"editpred import: {written} {noun} written to {output}, {skipped} skipped, "

@@ -172,6 +172,20 @@ def _writable(out: Path, fmt: str) -> str | None:
     return None
 
 
+def _write(writer: Any, example: Any, sha: str) -> bool:
+    """Write ``example``; a name an earlier commit's example took (two shas with one
+    8-digit prefix, as a large history has) is made unique with 16 digits of the sha."""
+    from dataclasses import replace
+
+    clashes = len(writer.clashes)
+    if writer.write(example):
+        return True
+    if len(writer.clashes) == clashes:
+        return False
+    written: bool = writer.write(replace(example, name=example.name.replace(sha[:8], sha[:16], 1)))
+    return written
+
+
 def _counts(counter: Counter[str]) -> str:
     from ..corpus import order
 
@@ -259,7 +273,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                         message,
                         "Report it: split-commit made an example that would not load; nothing was written for it.",
                     )
-                written_here = [example for example in result.examples if writer.write(example)]
+                written_here = [example for example in result.examples if _write(writer, example, commit.sha)]
                 examples += len(written_here)
                 if result.outcome == "failed":
                     outcomes["failed"] += 1

@@ -22,7 +22,9 @@ class ExampleWriter:
     ``jsonl``, the file ``out`` itself (a directory gets ``examples.jsonl``).
 
     An example whose file exists already is refused (``exists``) unless ``force``;
-    JSONL is written once, at :meth:`close`, so a crash leaves no half file.
+    one whose file name an earlier example of the same run took is refused too
+    (``clashes``), ``force`` or not. JSONL is written once, at :meth:`close`, so a
+    crash leaves no half file.
     """
 
     def __init__(self, out: Path, fmt: Format = "markdown", *, force: bool = False) -> None:
@@ -31,6 +33,7 @@ class ExampleWriter:
         self.force = force
         self.written: list[Path] = []
         self.exists: list[Path] = []
+        self.clashes: list[Path] = []
         self._lines: list[str] = []
         self._names: set[str] = set()
 
@@ -44,7 +47,10 @@ class ExampleWriter:
             self._lines.append(json.dumps(to_json(example), ensure_ascii=False))
             return True
         target = self.path_for(example)
-        if target.name in self._names or (target.exists() and not self.force):
+        if target.name in self._names:
+            self.clashes.append(target)
+            return False
+        if target.exists() and not self.force:
             self.exists.append(target)
             return False
         self._names.add(target.name)

@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 
 from ..._exceptions import EditPredError
+from ..._text import normalize_line_endings
 from ...example import Example, to_markdown
 from .._gitattributes import AttributeReader
 from .._quality import (
@@ -105,7 +106,7 @@ class _ParentFiles:
                 text = None if data is None else data.decode()
             except UnicodeDecodeError:
                 text = None
-            self.cache[path] = None if text is None else text.replace("\r\n", "\n").replace("\r", "\n")
+            self.cache[path] = None if text is None else normalize_line_endings(text)
         return self.cache[path]
 
     def __call__(self, path: str) -> tuple[str, str] | None:
