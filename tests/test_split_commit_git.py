@@ -271,6 +271,23 @@ def test_a_name_two_commits_share_is_made_unique(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m-abcdef12-2.md", "m-abcdef1211111111-2.md"]
 
 
+def test_the_same_change_in_two_commits_is_written_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A change made twice on one parent (a cherry-pick onto another branch) is the
+    same moment: the second is a duplicate, as lint would say."""
+    repo, shas = make_repo(tmp_path, {"a.py": BEFORE})
+    add_commit(repo, {"a.py": AFTER}, "on main")
+    git(repo, "checkout", "-q", "-b", "side", shas[0])
+    add_commit(repo, {"a.py": AFTER}, "the same, on a branch")
+    out = tmp_path / "out"
+    status, stdout, _ = run_cli(
+        capsys, "split-commit", str(repo), "main", "side", "-o", str(out), "--split", "2", "--url", URL
+    )
+    counts = summary(stdout)
+    assert status == 0 and counts["written"] == 1
+    assert counts["skipped by reason"] == {"root-commit": 1, "duplicate": 1}
+    lint_clean(out, URL, repo, capsys)
+
+
 # --- the command ---------------------------------------------------------------------------
 
 

@@ -12,9 +12,11 @@ that would not load) is a problem line and exit status 1.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import textwrap
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -175,8 +177,6 @@ def _writable(out: Path, fmt: str) -> str | None:
 def _write(writer: Any, example: Any, sha: str) -> bool:
     """Write ``example``; a name an earlier commit's example took (two shas with one
     8-digit prefix, as a large history has) is made unique with 16 digits of the sha."""
-    from dataclasses import replace
-
     clashes = len(writer.clashes)
     if writer.write(example):
         return True
@@ -208,6 +208,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         split_commit,
     )
     from ..corpus.split_commit import Commit
+    from ..example import to_markdown
 
     try:
         point = parse_split_point(args.split) if args.split is not None else None
@@ -256,6 +257,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         left_out: Counter[str] = Counter()
         examples = 0
         read = 0
+        seen: set[bytes] = set()  # every example written, as its text without its name
         diffed = [entry for entry in commits if len(entry) == 2]  # one parent: the rest need no diff
         diffs = read_diffs(repo, diffed)
         try:
@@ -273,14 +275,22 @@ def run(args: argparse.Namespace, console: Console) -> int:
                         message,
                         "Report it: split-commit made an example that would not load; nothing was written for it.",
                     )
-                written_here = [example for example in result.examples if _write(writer, example, commit.sha)]
+                fresh = []
+                for example in result.examples:  # the same moment from two commits (a cherry-pick)
+                    key = hashlib.sha256(to_markdown(replace(example, name="")).encode()).digest()
+                    if key in seen:
+                        result.skipped["duplicate"] += 1
+                    else:
+                        seen.add(key)
+                        fresh.append(example)
+                written_here = [example for example in fresh if _write(writer, example, commit.sha)]
                 examples += len(written_here)
                 if result.outcome == "failed":
                     outcomes["failed"] += 1
                 elif written_here:
                     outcomes["written"] += 1
                     dropped.update(result.skipped)
-                elif result.examples:
+                elif fresh:
                     outcomes["skipped"] += 1
                     skipped["exists"] += 1
                 else:
