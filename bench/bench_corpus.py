@@ -1,12 +1,12 @@
-"""What building a corpus costs: cutting examples from history, importing a data
-set, linting a corpus.
+"""What building a corpus costs, and how much of what it cuts is junk.
 
-Run by hand: ``python bench/bench_corpus.py`` (``--quick`` for smaller inputs).
+Run by hand: ``python bench/bench_corpus.py`` (``--quick`` for smaller inputs;
+``--repo PATH=URL`` adds a repository of yours to part 4, repeatable).
 
 1. ``editpred split-commit`` over the real flask history
    (``shared/repos/flask-2fec0b2.bundle`` beside the checkout, all 5,326 commits, 1,638
    of them merges), markdown and ep JSONL: examples written per second, commits read
-   per second.
+   per second, and the commits skipped by reason.
 2. ``editpred import nep`` of ten thousand synthetic NEP-style rows (a 40-line
    function each, a rename typed in one line and due in the next): rows per second,
    markdown and JSONL.
@@ -14,6 +14,12 @@ Run by hand: ``python bench/bench_corpus.py`` (``--quick`` for smaller inputs).
    file cut from the Python standard library's sources, committed into a temporary
    repository (``bench_judge.py``'s example shape), linted cold (the mirror cloned)
    and warm: examples per second. Every example is judged twice (oracle and noop).
+4. The quality rules on real histories: flask's, this project's own (every clone
+   has it), the five real commits of ``shared/repos/split-commit-cases.bundle``, and
+   any ``--repo``. For each: what split-commit writes with its rules and what it
+   skips, by reason; then what Zed's rules alone write (``--keep all``), and the
+   share of those examples each quality rule would have removed, as
+   ``editpred lint`` reports them.
 
 Each figure is one run of the installed command in this process, wall time.
 """
@@ -25,6 +31,7 @@ import contextlib
 import io
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -38,15 +45,16 @@ from pytest_editpred.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FLASK = ROOT.parent / "shared" / "repos" / "flask-2fec0b2.bundle"
+CASES = FLASK.parent / "split-commit-cases.bundle"
 
 
 def quiet(argv: list[str]) -> tuple[int, float, str]:
-    """Run ``editpred argv``; its exit status, wall seconds and summary line."""
+    """Run ``editpred argv``; its exit status, wall seconds and summary (its output)."""
     out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
-    return code, time.perf_counter() - start, (out.getvalue().strip().splitlines() or [""])[-1]
+    return code, time.perf_counter() - start, out.getvalue().strip()
 
 
 def split_commit(tmp: Path, quick: bool) -> None:
@@ -68,17 +76,25 @@ def split_commit(tmp: Path, quick: bool) -> None:
             fmt,
         ]
         code, seconds, summary = quiet(argv)
-        written, commits = (_count(summary, what) for what in ("examples written", "commits read"))
+        counts = _summary(summary)
+        written, commits = counts["examples"], counts["read"]
         print(
             f"split-commit, flask {' '.join(revisions)}, {fmt}: {commits} commits, {written} examples in "
             f"{seconds:.1f} s = {written / seconds:.0f} examples/s, {commits / seconds:.0f} commits/s (exit {code})"
         )
+    print(f"  {summary.splitlines()[0]}")
+    for line in summary.splitlines()[1:]:
+        print(f"  {line.strip()}")
 
 
-def _count(summary: str, what: str) -> int:
-    """The number before ``what`` in a summary line (``... 953 commits read, ...``)."""
-    before = summary.split(f" {what}")[0] if f" {what}" in summary else ""
-    return int(before.rsplit(" ", 1)[-1]) if before else 0
+def _summary(text: str) -> dict[str, int]:
+    """The counts of split-commit's summary's first line."""
+    head = re.match(
+        r"split-commit: (\d+) commits read: (\d+) written \((\d+) examples?\), (\d+) skipped, (\d+) failed", text
+    )
+    if head is None:
+        raise SystemExit(f"unexpected summary: {text!r}")
+    return dict(zip(("read", "written", "examples", "skipped", "failed"), map(int, head.groups())))
 
 
 def nep_rows(count: int) -> str:
@@ -142,18 +158,71 @@ def lint(tmp: Path, quick: bool) -> None:
         code, seconds, summary = quiet(argv)
         print(
             f"lint, {count} examples of 2,000 lines, {run}: {seconds:.1f} s = {count / seconds:.0f} examples/s "
-            f"(exit {code}: {summary})"
+            f"(exit {code}: {summary.splitlines()[-1]})"
+        )
+
+
+def quality(tmp: Path, quick: bool, extra: list[str]) -> None:
+    from pytest_editpred.corpus import RULE_NAMES, LintSettings
+    from pytest_editpred.corpus import lint as lint_corpus
+
+    repos = [
+        ("flask", FLASK, "https://github.com/pallets/flask", ["HEAD~600..HEAD"] if quick else ["HEAD"]),
+        ("pytest-editpred", ROOT, "https://github.com/editpred/pytest-editpred", ["HEAD"]),
+        ("split-commit-cases", CASES, "https://example.com/cases", [f"case-{i}^!" for i in range(1, 6)]),
+    ]
+    for item in extra:
+        path, _, url = item.partition("=")
+        repos.append((Path(path).name, Path(path), url or f"https://example.com/{Path(path).name}", ["HEAD"]))
+    for name, path, url, revisions in repos:
+        if not (path / ".git").exists() and not path.is_file() and not (path / "HEAD").exists():
+            print(f"quality, {name}: {path} is not a repository; skipped")
+            continue
+        for keep in ([], ["--keep", "all"]):
+            out = tmp / f"quality-{name}-{'zed' if keep else 'rules'}"
+            argv = ["split-commit", str(path), *revisions, "-o", str(out), "--url", url, "-n", "2", *keep]
+            code, seconds, summary = quiet(argv)
+            counts = _summary(summary)
+            label = "Zed's rules alone (--keep all)" if keep else "with the quality rules"
+            print(
+                f"quality, {name}, {label}: {counts['read']} commits, {counts['examples']} examples ({seconds:.1f} s)"
+            )
+            for line in summary.splitlines()[1:]:
+                print(f"    {line.strip()}")
+        settings = LintSettings(cache_dir=tmp / "lint-cache", mappings={url: path.resolve()}, offline=True)
+        result = lint_corpus([out], settings)
+        by_rule: dict[str, set[tuple[str, int]]] = {rule: set() for rule in RULE_NAMES}
+        junk: set[str] = set()
+        errors = 0
+        for finding in result.findings:
+            if finding.rule is None:
+                errors += 1
+            else:
+                by_rule[finding.rule].add((finding.path, 0))
+                junk.add(finding.path)
+        total = result.examples or 1
+        shares = ", ".join(f"{rule} {100 * len(found) / total:.1f}%" for rule, found in by_rule.items() if found)
+        print(
+            f"    of the {result.examples} examples Zed's rules write, a quality rule removes "
+            f"{100 * len(junk) / total:.1f}%: {shares or 'none'} ({errors} lint errors)"
         )
 
 
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller inputs")
+    parser.add_argument("--repo", action="append", default=[], metavar="PATH=URL", help="another repository for part 4")
+    parser.add_argument("--only", choices=("split-commit", "import", "lint", "quality"), help="one part only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
-        split_commit(Path(tmp), args.quick)
-        import_nep(Path(tmp), args.quick)
-        lint(Path(tmp), args.quick)
+        if args.only in (None, "split-commit"):
+            split_commit(Path(tmp), args.quick)
+        if args.only in (None, "import"):
+            import_nep(Path(tmp), args.quick)
+        if args.only in (None, "lint"):
+            lint(Path(tmp), args.quick)
+        if args.only in (None, "quality"):
+            quality(Path(tmp), args.quick, args.repo)
 
 
 if __name__ == "__main__":

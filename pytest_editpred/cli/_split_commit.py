@@ -12,7 +12,6 @@ that would not load) is a problem line and exit status 1.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import textwrap
 from collections import Counter
@@ -208,7 +207,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         split_commit,
     )
     from ..corpus.split_commit import Commit
-    from ..example import to_markdown
 
     try:
         point = parse_split_point(args.split) if args.split is not None else None
@@ -257,7 +255,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         left_out: Counter[str] = Counter()
         examples = 0
         read = 0
-        seen: set[bytes] = set()  # every example written, as its text without its name
+        seen: set[bytes] = set()  # the key of every example written
         diffed = [entry for entry in commits if len(entry) == 2]  # one parent: the rest need no diff
         diffs = read_diffs(repo, diffed)
         try:
@@ -276,8 +274,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                         "Report it: split-commit made an example that would not load; nothing was written for it.",
                     )
                 fresh = []
-                for example in result.examples:  # the same moment from two commits (a cherry-pick)
-                    key = hashlib.sha256(to_markdown(replace(example, name="")).encode()).digest()
+                for example, key in zip(result.examples, result.keys):  # the same moment twice (a cherry-pick)
                     if key in seen:
                         result.skipped["duplicate"] += 1
                     else:

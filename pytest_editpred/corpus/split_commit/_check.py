@@ -9,6 +9,7 @@ do-nothing target is a skip, anything else a failure of split-commit itself.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -83,6 +84,11 @@ class Checked:
     example: Example
     rows: dict[str, tuple[int, int]]
     cursor_row: int
+    #: The moment and the outcome, hashed: the revision, the history, the cursor and
+    #: every file as the expected patch leaves it. Two examples with one key are
+    #: duplicates, as lint says, even when their texts differ (Zed's half-typed line
+    #: can leave a no-op ``-x``/``+x`` pair in an expected patch).
+    key: bytes = b""
 
 
 class Unloadable(Exception):
@@ -150,4 +156,10 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
         for p in patched.changed
         if patched.buffers.get(p) != before[p]
     }
-    return Checked(example, rows, buffers[path].count("\n", 0, cursor))
+    digest = hashlib.sha256()
+    for part in (loaded.revision, loaded.edit_history, path, str(cursor)):
+        digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+    for p in sorted(rows):
+        digest.update(p.encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(patched.buffers.get(p, "\0deleted").encode("utf-8", "surrogatepass") + b"\0")
+    return Checked(example, rows, buffers[path].count("\n", 0, cursor), digest.digest())

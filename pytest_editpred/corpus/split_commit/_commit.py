@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from ..._exceptions import EditPredError
 from ..._text import normalize_line_endings
-from ...example import Example, to_markdown
+from ...example import Example
 from .._gitattributes import AttributeReader
 from .._quality import (
     FILE_RULES,
@@ -30,7 +30,7 @@ from .._quality import (
     is_service_file,
     quality_findings,
 )
-from ._check import Unloadable, check_example
+from ._check import Checked, Unloadable, check_example
 from ._generate import Generated, generate
 from ._git import Commit, FileDiff, Repository
 from ._patch import locations, parse_patch
@@ -67,6 +67,8 @@ class CommitResult:
 
     sha: str
     examples: list[Example] = field(default_factory=list)
+    #: Each example's :attr:`Checked.key`: equal keys are duplicates.
+    keys: list[bytes] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     failures: list[tuple[str, str]] = field(default_factory=list)
     left_out: Counter[str] = field(default_factory=Counter)
@@ -192,11 +194,11 @@ def split_commit(
         return cut is not None and "changelog" in options.rules and is_changelog(path)
 
     name_base = f"{repo_name(options.url)}-{commit.sha[:8]}"
-    seen: set[str] = set()
+    seen: set[bytes] = set()
     names: set[str] = set()
     for sample in range(options.samples):
         rng = random.Random(((options.seed + sample) % 2**64) ^ int(commit.sha, 16))
-        kept: dict[int, Example] = {}
+        kept: dict[int, Checked] = {}
 
         def build(generated: Generated) -> Example:
             return Example(
@@ -209,7 +211,7 @@ def split_commit(
                 expected_patches=(generated.expected_patch,),
             )
 
-        def accept(generated: Generated, kept: dict[int, Example] = kept) -> Skip | None:
+        def accept(generated: Generated, kept: dict[int, Checked] = kept) -> Skip | None:
             example = build(generated)
 
             def junk(rows: list[dict[str, tuple[int, int]]] | None = None, row: int | None = None) -> Skip | None:
@@ -233,7 +235,7 @@ def split_commit(
                 refused = junk([checked.rows], checked.cursor_row)
                 if refused is not None:
                     return refused
-                kept[id(generated)] = checked.example
+                kept[id(generated)] = checked
             except Skip as skip:
                 return skip
             except Unloadable as failure:
@@ -250,8 +252,8 @@ def split_commit(
             if refused.reason != "failed":
                 result.skipped[refused.reason] += 1
             continue
-        example = kept[id(generated)]
-        key = to_markdown(replace(example, name=""))
+        checked = kept[id(generated)]
+        example, key = checked.example, checked.key
         if key in seen:
             result.skipped["duplicate"] += 1
             continue
@@ -260,4 +262,5 @@ def split_commit(
             example = replace(example, name=f"{example.name}-{sample}")
         names.add(example.name)
         result.examples.append(example)
+        result.keys.append(key)
     return result
