@@ -30,7 +30,16 @@ def _epilog() -> str:
     def block(title: str, rows: Any) -> str:
         lines = [title]
         for name, what in rows:
-            lines.extend(textwrap.wrap(what, 100, initial_indent=f"  {name:<20}", subsequent_indent=" " * 22))
+            lines.extend(
+                textwrap.wrap(
+                    what,
+                    100,
+                    initial_indent=f"  {name:<20}",
+                    subsequent_indent=" " * 22,
+                    break_on_hyphens=False,
+                    break_long_words=False,
+                )
+            )
         return "\n".join(lines)
 
     return "\n\n".join(

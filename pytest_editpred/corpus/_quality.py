@@ -181,14 +181,14 @@ RULES = (
     ),
     Rule(
         "scattered-target",
-        f"the expected patch edits more than one file, or lines more than {NEAR_ROWS} rows apart: more than one "
-        "next edit (split-commit keeps the first target edit's file and the edits within "
-        f"{NEAR_ROWS} rows after it, where Zed keeps the rest of the commit)",
+        f"the expected patch edits more than one file, or runs of lines that start more than {NEAR_ROWS} rows "
+        "apart: more than one next edit (split-commit keeps the first target edit's file and the runs of changed "
+        f"lines that start within {NEAR_ROWS} rows after it, where Zed keeps the rest of the commit)",
     ),
     Rule(
         "unrelated-target",
         f"the expected patch is in another file than the cursor, or over {NEAR_ROWS} rows from it, and its "
-        "changed lines share no name with the edit history's: nothing points there",
+        "changed lines name nothing the edit history brought in or took out: nothing points there",
     ),
     Rule(
         "service-file",
@@ -213,7 +213,8 @@ RULES = (
     Rule(
         "prose",
         f"the expected patch writes new prose in a documentation file (.md, .rst, .txt, .adoc): over "
-        f"{MAX_PROSE_LINES} new lines, or a changed line of over {LONG_PROSE_LINE} characters",
+        f"{MAX_PROSE_LINES} new lines, a changed line of over {LONG_PROSE_LINE} characters, or a figure with its "
+        "unit (12 ms, 3.5x, 40%) found neither in the lines it replaces nor in the history",
     ),
     Rule("file-deletion", f"the expected patch deletes a file of more than {MAX_DELETED_LINES} lines"),
     Rule(
@@ -385,6 +386,10 @@ _COMMON = frozenset(
     "str string bool new end if in is of to as or be it at by on do we an".split()
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]+")
+#: A figure with its unit, as a benchmark table or a changelog states one.
+_MEASUREMENT = re.compile(
+    r"\b\d[\d,.]*\s?(?:ms|µs|ns|s|sec|seconds?|min|minutes?|h|hours?|%|KB|MB|GB|KiB|MiB|GiB|x|×|/s)(?![\w])"
+)
 
 
 def is_changelog(path: str) -> bool:
@@ -402,12 +407,18 @@ def _visible(lines: Sequence[str]) -> str:
 
 
 def _numbers_only(removed: Sequence[str], added: Sequence[str]) -> bool:
-    """The lines differ, but only in version numbers and hashes."""
+    """The lines differ, but only in version numbers and hashes. Lines both sides
+    have cancel out first (a half-typed ``1.16.`` the history added and the target
+    replaces)."""
+    from collections import Counter
+
+    gone, come = Counter(removed), Counter(added)
+    removed, added = list((gone - come).elements()), list((come - gone).elements())
     if _visible(removed) == _visible(added):
         return False
 
-    def mask(lines: Sequence[str]) -> list[str]:
-        return [_VERSIONISH.sub("0", line).strip() for line in lines if line.strip()]
+    def mask(lines: Sequence[str]) -> Counter[str]:
+        return Counter(_VERSIONISH.sub("0", line).strip() for line in lines if line.strip())
 
     return mask(removed) == mask(added)
 
@@ -416,18 +427,36 @@ def _names(lines: Sequence[str]) -> set[str]:
     return {name for line in lines for name in _NAME.findall(line) if name.lower() not in _COMMON}
 
 
-def changed_rows(before: str | None, after: str | None) -> tuple[int, int]:
-    """The first and last row an edit changes in ``after`` (in ``before`` for a
-    deletion): where an expected patch puts its change, for the scattered- and
-    unrelated-target rules. The callers apply the patch, as the judge does."""
-    from .._text import change_between
+def _changed_names(changes: Mapping[str, _FileChange]) -> set[str]:
+    """The names an edit brought in or took out: those of its added lines that its
+    removed lines lack, and the other way round (a rename gives both names; a version
+    bump gives none)."""
+    removed = _names([line for change in changes.values() for line in change.removed])
+    added = _names([line for change in changes.values() for line in change.added])
+    return removed ^ added
 
-    old, new = before or "", after if after is not None else ""
-    if after is None:
-        return 0, old.count("\n")
-    change = change_between(old, new)
-    first = new.count("\n", 0, change.start)
-    return first, first + new.count("\n", change.start, max(change.after_end - 1, change.start))
+
+def changed_rows(before: str | None, after: str | None) -> tuple[int, int]:
+    """Where an edit of one file is: the first row of its first run of changed lines
+    and of its last (rows of ``after``; a run is changed lines with no unchanged line
+    between them). A created or deleted file is one place, its top. The callers apply
+    the patch, as the judge does; the scattered- and unrelated-target rules read this."""
+    from .._textdiff import diff_texts
+
+    if before is None or after is None:
+        return 0, 0
+    diff = diff_texts(before, after, "a", "b", context=0, no_newline_marker=False)
+    starts = [
+        # a run that only deletes has no row of its own in ``after``: the old one stands in
+        int(match.group(1) if match.group(4) == "0" else match.group(3))
+        for match in _HUNK_HEADER.finditer(diff.text)
+    ]
+    if not starts:
+        return 0, 0
+    return max(starts[0] - 1, 0), max(starts[-1] - 1, 0)
+
+
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))?", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -462,15 +491,17 @@ def _patch_findings(
             found["scattered-target"] = f"the expected patch edits {len(rows)} files ({', '.join(sorted(rows))})"
         elif max(spans.values()) > NEAR_ROWS:
             [(path, span)] = spans.items()
-            found["scattered-target"] = f"the expected patch edits {path} over {span + 1} rows (limit {NEAR_ROWS + 1})"
+            found["scattered-target"] = (
+                f"the expected patch edits {path} in places {span} rows apart (limit {NEAR_ROWS})"
+            )
     if rows and cursor is not None and "unrelated-target" in rules:
         path, row = cursor
         near = path in rows and (rows[path][0] - NEAR_ROWS <= row <= rows[path][1] + NEAR_ROWS)
-        history_names = _names([line for c in history.values() for line in c.added + c.removed])
-        if not near and not (_names(removed + added) & history_names):
+        if not near and not (_names(removed + added) & _changed_names(history)):
             where = "another file" if path not in rows else f"rows {rows[path][0] + 1}-{rows[path][1] + 1}"
             found["unrelated-target"] = (
-                f"the expected patch edits {where}, away from the cursor, and shares no name with the edit history"
+                f"the expected patch edits {where}, away from the cursor, and names nothing the edit history "
+                "brought in or took out"
             )
     if "service-file" in rules and all(is_service_file(path) for path in files):
         found["service-file"] = f"the expected patch edits only service files ({', '.join(sorted(files))})"
@@ -487,16 +518,28 @@ def _patch_findings(
             found["whitespace-only"] = (
                 "the expected patch and the edit history together change only whitespace (a reflow split in two)"
             )
-    if "version-bump" in rules and changed and _numbers_only(removed, added):
-        found["version-bump"] = "the expected patch changes only version numbers or hashes"
+    if "version-bump" in rules and changed:
+        together = [(history.get(path, _FileChange()), change) for path, change in files.items()]
+        if _numbers_only(removed, added) or _numbers_only(
+            [line for old, new in together for line in old.removed + new.removed],
+            [line for old, new in together for line in old.added + new.added],
+        ):
+            found["version-bump"] = "the expected patch changes only version numbers or hashes"
     if "prose" in rules:
         for path, change in files.items():
             if not path.lower().endswith(_DOC_SUFFIXES):
                 continue
             new = sum(1 for line in change.added if line.strip()) - sum(1 for line in change.removed if line.strip())
             longest = max((len(line) for line in change.added + change.removed), default=0)
-            if new > MAX_PROSE_LINES or longest > LONG_PROSE_LINE:
-                what = f"{new} new lines" if new > MAX_PROSE_LINES else f"a line of {longest} characters"
+            known = _MEASUREMENT.findall(" ".join(change.removed + history.get(path, _FileChange()).added))
+            measured = set(_MEASUREMENT.findall(" ".join(change.added))) - set(known)
+            if new > MAX_PROSE_LINES or longest > LONG_PROSE_LINE or measured:
+                if new > MAX_PROSE_LINES:
+                    what = f"{new} new lines"
+                elif longest > LONG_PROSE_LINE:
+                    what = f"a line of {longest} characters"
+                else:
+                    what = f"new measurements: {', '.join(sorted(measured)[:3])}"
                 found["prose"] = f"the expected patch writes prose in {path} ({what})"
                 break
     if "file-deletion" in rules:

@@ -333,17 +333,30 @@ def sequential(text: str) -> str:
 
 def cut_target(target: str, rows: int) -> str:
     """The expected patch cut to its next edit: the edits of the first target edit's
-    file within ``rows`` rows after it, taken out of the rest with Zed's own
-    :func:`extract_edits`; the rest of the commit is not part of the example."""
+    file whose run of changed lines starts within ``rows`` rows after that edit,
+    taken out of the rest with Zed's own :func:`extract_edits`; the rest of the
+    commit is not part of the example. A run (changed lines with no context line
+    between them) is kept whole: a cut inside one leaves half a statement."""
     patch, edits = parsed(target)
     if not edits:
         return target
     first = edits[0]
-    selected = {
-        index
-        for index, edit in enumerate(edits)
-        if edit.filename == first.filename and edit.target_line - first.target_line <= rows
-    }
+    selected: set[int] = set()
+    run_start: Location | None = None
+    for index, edit in enumerate(edits):
+        previous = edits[index - 1] if index else None
+        contiguous = (
+            previous is not None
+            and previous.hunk_index == edit.hunk_index
+            and all(
+                line.kind in "+-" for line in patch.hunks[edit.hunk_index].lines[previous.line_index : edit.line_index]
+            )
+        )
+        if not contiguous:
+            run_start = edit
+        assert run_start is not None
+        if edit.filename == first.filename and run_start.target_line - first.target_line <= rows:
+            selected.add(index)
     if len(selected) == len(edits):
         return target
     return extract_edits(patch, selected)[0].to_text()

@@ -37,11 +37,18 @@ COMMIT_REASONS: tuple[tuple[str, str], ...] = (
     ),
     ("no-cursor-excerpt", "no hunk holds the cursor's line, so Zed's cursor excerpt cannot be made"),
     ("cursor-at-end", "the cursor is on a last line without a newline, which a markdown fence cannot hold"),
-    ("marker-in-text", "the text at the cursor holds '<|user_cursor|>' itself, which an example reads as the cursor"),
+    (
+        "marker-in-text",
+        "the text holds '<|user_cursor|>' or '[CURSOR_POSITION]' itself, which an example reads as the cursor",
+    ),
     ("ambiguous-excerpt", "the cursor excerpt is found more than once in its file, however far it grows"),
     ("no-split-of-kind", "--split KIND: no split of the commit is of that kind"),
     ("other-kind", "--split KIND:N: the split at N is of another kind (Zed: an error)"),
-    ("duplicate", "-n: a sample identical to an earlier one of the same commit"),
+    (
+        "duplicate",
+        "the same moment and outcome as an example already written: another sample (-n), or the same change "
+        "made in another commit (a cherry-pick)",
+    ),
     ("exists", "the example's file is in -o already (--force overwrites it)"),
 )
 #: Why a file of a commit is left out of its diff.
