@@ -279,9 +279,13 @@ class _Linter:
         from ._gitattributes import AttributeReader
         from ._quality import changed_rows, quality_findings
 
+        read: dict[str, str | None] = dict(scene.base_texts)  # what the scene read from the tree already
+
         def text_of(path: str) -> str | None:
-            opened = scene.open_file(path)
-            return None if opened is None else str(opened[1])
+            if path not in read:
+                opened = scene.open_file(path)
+                read[path] = None if opened is None else str(opened[1])
+            return read[path]
 
         key = (scene.repository.url.key if scene.repository is not None else example.repository_url, scene.tree)
         reader = self.attributes.get(key)
