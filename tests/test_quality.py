@@ -258,6 +258,32 @@ def test_a_target_away_from_the_cursor_must_share_a_name_with_the_history() -> N
     assert rules(unrelated, {"a.py": (100, 160)}, 0) == ["scattered-target", "unrelated-target"]
 
 
+def test_a_cursor_put_beside_a_file_the_history_never_touched_points_nowhere() -> None:
+    """The history wrote a changelog line; Zed's draw put the cursor just above the
+    target, in a file the history never touched: a rename no name of the history
+    points to is unrelated, near the cursor or not. Without a history (a completion
+    task) the cursor is all there is, and it is enough."""
+    history = "--- a/CHANGES.rst\n+++ b/CHANGES.rst\n@@ -3 +3,2 @@\n Unreleased\n+- Fix reloading the app.\n"
+    target = (
+        "--- a/cli.py\n+++ b/cli.py\n@@ -40 +40 @@\n-    _bg_loading_exc_info = None\n+    _bg_loading_exc = None\n"
+    )
+
+    def rules(history: str) -> list[str]:
+        found = quality_findings(
+            history,
+            [target],
+            "cli.py",
+            text_of=lambda p: "x\n",
+            attributes_of=lambda p: {},
+            rows=[{"cli.py": (39, 39)}],
+            cursor_row=38,
+        )
+        return [finding.rule for finding in found]
+
+    assert rules(history) == ["unrelated-target"]
+    assert rules("") == []
+
+
 def test_keep_all_is_zeds_ep_and_an_unknown_rule_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

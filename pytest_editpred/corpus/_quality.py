@@ -187,8 +187,8 @@ RULES = (
     ),
     Rule(
         "unrelated-target",
-        f"the expected patch is in another file than the cursor, or over {NEAR_ROWS} rows from it, and its "
-        "changed lines name nothing the edit history brought in or took out: nothing points there",
+        f"the expected patch is over {NEAR_ROWS} rows from the cursor, or in a file the edit history never "
+        "touched, and its changed lines name nothing the edit history brought in or took out: nothing points there",
     ),
     Rule(
         "service-file",
@@ -212,7 +212,8 @@ RULES = (
     ),
     Rule(
         "prose",
-        f"the expected patch writes new prose in a documentation file (.md, .rst, .txt, .adoc): over "
+        f"the expected patch writes new prose in a documentation or legal file (.md, .rst, .txt, .adoc, "
+        f"LICENSE, COPYING, NOTICE): over "
         f"{MAX_PROSE_LINES} new lines, a changed line of over {LONG_PROSE_LINE} characters, or a figure with its "
         "unit (12 ms, 3.5x, 40%) found neither in the lines it replaces nor in the history",
     ),
@@ -378,6 +379,8 @@ _CHANGELOG = re.compile(
 )
 #: Folders of release-note fragments (towncrier, changie).
 _CHANGELOG_DIRS = frozenset({"changes", ".changes", "changelog.d", "newsfragments"})
+#: Legal text, prose whatever its extension.
+_LEGAL = re.compile(r"(?i)(?:licen[cs]e|copying|notice|authors|patents)(?:[._-].*)?$")
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".markdown", ".org")
 #: Names of two letters or more that say nothing of where an edit goes.
 _COMMON = frozenset(
@@ -497,7 +500,10 @@ def _patch_findings(
     if rows and cursor is not None and "unrelated-target" in rules:
         path, row = cursor
         near = path in rows and (rows[path][0] - NEAR_ROWS <= row <= rows[path][1] + NEAR_ROWS)
-        if not near and not (_names(removed + added) & _changed_names(history)):
+        # with a history, a cursor near a file it never touched was put there, not left there by the user;
+        # without one (a completion task), the cursor is all an example says
+        touched = not history or any(name in history for name in rows)
+        if not (near and touched) and not (_names(removed + added) & _changed_names(history)):
             where = "another file" if path not in rows else f"rows {rows[path][0] + 1}-{rows[path][1] + 1}"
             found["unrelated-target"] = (
                 f"the expected patch edits {where}, away from the cursor, and names nothing the edit history "
@@ -527,7 +533,7 @@ def _patch_findings(
             found["version-bump"] = "the expected patch changes only version numbers or hashes"
     if "prose" in rules:
         for path, change in files.items():
-            if not path.lower().endswith(_DOC_SUFFIXES):
+            if not (path.lower().endswith(_DOC_SUFFIXES) or _LEGAL.match(path.rsplit("/", 1)[-1])):
                 continue
             new = sum(1 for line in change.added if line.strip()) - sum(1 for line in change.removed if line.strip())
             longest = max((len(line) for line in change.added + change.removed), default=0)
