@@ -18,7 +18,8 @@ from test_split_commit_git import summary
 
 from pytest_editpred.cli import main
 from pytest_editpred.corpus import RULE_NAMES
-from pytest_editpred.corpus._quality import MAX_HISTORY_LINES, MAX_TARGET_LINES, file_rule, quality_findings
+from pytest_editpred.corpus._file_kinds import file_rule
+from pytest_editpred.corpus._quality import MAX_HISTORY_LINES, MAX_TARGET_LINES, quality_findings
 
 CODE = "def total(price):\n    return price\n\n\ndef tax(price):\n    return price\n"
 EDITED = "def total(price):\n    return price * rate\n\n\ndef tax(price):\n    return price * tax_rate\n"

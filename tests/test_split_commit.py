@@ -26,7 +26,7 @@ from zed_examples import FLASK_BUNDLE, FLASK_URL
 
 from pytest_editpred._exceptions import SplitPointError
 from pytest_editpred.cli import main
-from pytest_editpred.corpus._quality import is_service_file
+from pytest_editpred.corpus._file_kinds import is_service_file
 from pytest_editpred.corpus.split_commit import (
     Generated,
     Patch,

@@ -3,7 +3,7 @@
 
 Zed's input is a commit whose hunks an LLM has already put in the order a person
 would type them; ours is the commit as recorded, in file and hunk order, read from
-the repository (:mod:`._git`). From there the rules are Zed's, rule by rule: the
+the repository (:mod:`._repository`, :mod:`._diffs`). From there the rules are Zed's, rule by rule: the
 edit model and its serializer (:mod:`._patch`), the split points (:mod:`._points`),
 the split (:mod:`._generate`), the half-typed line (:mod:`._half_typed`), the cursor
 and its excerpt (:mod:`._cursor`), the split kinds (:mod:`._kinds`). What we add:
@@ -21,24 +21,21 @@ gives other draws than in Zed but always the same ones here.
 from ._check import Unloadable, check_example
 from ._commit import MAX_DIFF_BYTES, MAX_EDITS, CommitResult, Options, repo_name, split_commit
 from ._cursor import MARKER, Cursor, Rng, cursor_excerpt, sample_cursor_position
+from ._diffs import Commit, FileDiff, git_path, read_diffs
 from ._generate import Generated, generate, generate_at
-from ._git import (
-    DEFAULT_MAX_COUNT,
-    Commit,
-    FileDiff,
-    Repository,
-    check_revisions,
-    count_commits,
-    default_revisions,
-    git_path,
-    list_commits,
-    open_repository,
-    read_diffs,
-)
 from ._half_typed import fuzzy_ratio, half_typed, imitate_human_edits, position_weight, tokenize
 from ._kinds import KINDS, classify
 from ._patch import Hunk, Line, Location, Patch, extract_edits, locations, parse_patch, split_ordered_patch
 from ._points import SplitPoint, parse_split_point, resolve_split_value
+from ._repository import (
+    DEFAULT_MAX_COUNT,
+    Repository,
+    check_revisions,
+    count_commits,
+    default_revisions,
+    list_commits,
+    open_repository,
+)
 from ._rules import COMMIT_REASONS, DEPARTURES, FILE_REASONS, REASONS, Skip, order
 
 __all__ = [

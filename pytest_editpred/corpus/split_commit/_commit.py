@@ -18,23 +18,15 @@ from dataclasses import dataclass, field, replace
 from ..._exceptions import EditPredError
 from ..._text import normalize_line_endings
 from ...example import Example
+from .._file_kinds import file_rule, is_changelog, is_service_file
 from .._gitattributes import AttributeReader
-from .._quality import (
-    FILE_RULES,
-    MAX_HISTORY_LINES,
-    MAX_TARGET_LINES,
-    NEAR_ROWS,
-    RULE_NAMES,
-    file_rule,
-    is_changelog,
-    is_service_file,
-    quality_findings,
-)
+from .._quality import FILE_RULES, MAX_HISTORY_LINES, MAX_TARGET_LINES, NEAR_ROWS, RULE_NAMES, quality_findings
 from ._check import Checked, Unloadable, check_example
+from ._diffs import Commit, FileDiff
 from ._generate import Generated, generate
-from ._git import Commit, FileDiff, Repository
 from ._patch import locations, parse_patch
 from ._points import SplitPoint
+from ._repository import Repository
 from ._rules import Skip, order
 
 __all__ = ["MAX_DIFF_BYTES", "MAX_EDITS", "PLACE_RULES", "CommitResult", "Options", "repo_name", "split_commit"]

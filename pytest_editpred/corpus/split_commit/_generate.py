@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .._quality import is_service_file
+from .._file_kinds import is_service_file
 from ._cursor import Cursor, Rng, cursor_excerpt, sample_cursor_position
 from ._half_typed import imitate_human_edits
 from ._kinds import SAME_FILE_NEAR_LINE_THRESHOLD, classify
-from ._patch import Patch, cut_target, locations, sequential, split_ordered_patch
+from ._patch import Location, Patch, cut_target, locations, sequential, split_ordered_patch
 from ._points import SplitPoint, resolve_split_value
 from ._rules import Skip
 
@@ -44,10 +44,13 @@ class Generated:
     from_imitation: bool
 
 
-def generate_at(patch: Patch, split: int, rng: Rng, cut: int | None = None) -> Generated:
+def generate_at(
+    patch: Patch, split: int, rng: Rng, cut: int | None = None, edits: list[Location] | None = None
+) -> Generated:
     """``generate_split_commit_at_split`` plus the excerpt (§1.4 steps 6–7); with
-    ``cut``, the expected patch is cut to its next edit (:func:`cut_target`)."""
-    source, target = split_ordered_patch(patch, split)
+    ``cut``, the expected patch is cut to its next edit (:func:`cut_target`).
+    ``edits``: the patch's :func:`locations`, when the caller has them."""
+    source, target = split_ordered_patch(patch, split, edits)
     human_edit_seed = rng.randint(1, 10000)
     source, target, cursor = imitate_human_edits(source, target, human_edit_seed)
     from_imitation = cursor is not None
@@ -66,12 +69,11 @@ def generate_at(patch: Patch, split: int, rng: Rng, cut: int | None = None) -> G
     return Generated(split, sequential(source), sequential(target), cursor, excerpt[0], kind, from_imitation)
 
 
-def _random_split(patch: Patch, rng: Rng, bounds: tuple[int, int], avoid: Callable[[str], bool]) -> int:
+def _random_split(rng: Rng, bounds: tuple[int, int], avoid: Callable[[str], bool], edits: list[Location]) -> int:
     """Zed's ``sample_split_point``: 1..=n (here within ``bounds``), drawn again (10
     draws in all) while the first target edit is in a service file (or another file
     ``avoid`` names: one whose target a quality rule would skip)."""
-    num_edits = patch.num_edits
-    edits = locations(patch)
+    num_edits = len(edits)
     split = rng.randint(*bounds)
     for _ in range(9):
         if split >= num_edits or not (is_service_file(edits[split].filename) or avoid(edits[split].filename)):
@@ -115,17 +117,17 @@ def generate(
         last: Skip | None = None
         for _ in range(MAX_DRAWS):
             try:
-                return checked(generate_at(patch, _random_split(patch, rng, (lo, hi), avoid), rng, cut))
+                return checked(generate_at(patch, _random_split(rng, (lo, hi), avoid, edits), rng, cut, edits))
             except Skip as skip:
                 last = skip
         assert last is not None
         raise last
     if point.kind is None:
         assert point.value is not None
-        return checked(generate_at(patch, resolve_split_value(point.value, num_edits), rng, cut))
+        return checked(generate_at(patch, resolve_split_value(point.value, num_edits), rng, cut, edits))
     if point.value is not None:
         split = resolve_split_value(point.value, num_edits)
-        generated = generate_at(patch, split, rng, cut)
+        generated = generate_at(patch, split, rng, cut, edits)
         if generated.kind != point.kind:
             raise Skip(
                 "other-kind",
@@ -155,7 +157,7 @@ def generate(
             if attempts > MAX_KIND_ATTEMPTS:
                 break
             try:
-                generated = generate_at(patch, split, rng, cut)
+                generated = generate_at(patch, split, rng, cut, edits)
             except Skip:
                 continue
             if generated.kind != point.kind:

@@ -286,13 +286,14 @@ def _garbage_tail(h: Hunk) -> list[str]:
     return tail
 
 
-def split_ordered_patch(patch: Patch, split: int) -> tuple[str, str]:
+def split_ordered_patch(patch: Patch, split: int, edits: list[Location] | None = None) -> tuple[str, str]:
     """``(source, target)`` texts: the first ``split`` edits, and the rest on top of
-    them with the ``//`` group header active at the first target edit."""
+    them with the ``//`` group header active at the first target edit (``edits``:
+    the patch's :func:`locations`, when the caller has them)."""
     source, target = extract_edits(patch, set(range(split)))
     if target.hunks:
         header: str | None = None
-        edits = locations(patch)
+        edits = edits if edits is not None else locations(patch)
         if split < len(edits):
             for h in reversed(patch.hunks[: edits[split].hunk_index]):
                 comments = _trailing_comments(_garbage_tail(h))
@@ -322,7 +323,7 @@ def sequential(text: str) -> str:
     A creation (old count 0) and a deletion (new start 0) keep Zed's numbers."""
     if not text:
         return text
-    patch = parse_patch(text)
+    patch = parsed(text)[0].copy()  # the steps before have parsed it already
     changed = False
     for h in patch.hunks:
         if h.old_count and h.new_start and h.old_start != h.new_start:

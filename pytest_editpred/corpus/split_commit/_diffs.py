@@ -1,75 +1,37 @@
-"""Reading a repository's commits for split-commit, straight from git.
+"""A commit's diff as split-commit reads it: file by file, from git's own output.
 
-The commits of a range are listed with one ``git rev-list``; their diffs against
-their parents come from one ``git diff-tree --stdin -p`` read as it streams, and
-files are read through one ``git cat-file --batch``. A commit git cannot read (a
-missing object in a partial or damaged clone) is counted and skipped: the diff
-process is started again after it, so the run goes on. git runs isolated from the
-user's and the system's configuration (they would change the diff) and may reach
-local repositories only.
+The diffs of a range come from one ``git diff-tree --stdin -p`` read as it streams,
+with no work tree and an empty index, so no checkout's ``.gitattributes`` (the
+commit's own are read by the quality rules) changes them. A commit git cannot read
+(a missing object in a partial or damaged clone) is counted and skipped: the diff
+process is started again after it, so the run goes on.
 
-Each file of a commit is read from git's own output, its C-quoted paths decoded, and
-kept only when an example can hold it: text, UTF-8, ending in a newline, with a
-path an example can name and no changed line that reads as a diff header. The rest
-is left out of the diff and counted by reason. A CRLF file's carriage returns are
-dropped: the scene reads files as an editor's buffer holds them, with ``\\n`` line
-endings.
+Each file is kept only when an example can hold it: text, UTF-8, ending in a newline,
+with a path an example can name (git's C-quoted paths decoded) and no changed line
+that reads as a diff header; the rest is left out of the diff and counted by reason.
+A CRLF file's carriage returns are dropped: the scene reads files as an editor's
+buffer holds them, with ``\\n`` line endings.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from ..._exceptions import EditPredError, GitError, RepositoryError
-from ...scene import GIT_CONFIG, GIT_LOCAL, git_isolated_environment, git_kill, git_start, split_path
+from ..._exceptions import EditPredError
+from ...scene import git_kill, split_path
 from ._patch import header_path
+from ._repository import _CONFIG, LOG_TIMEOUT, Repository, _environment, _start
 
-__all__ = [
-    "DEFAULT_MAX_COUNT",
-    "Commit",
-    "FileDiff",
-    "Repository",
-    "check_revisions",
-    "count_commits",
-    "default_revisions",
-    "git_path",
-    "list_commits",
-    "open_repository",
-    "read_diffs",
-]
+__all__ = ["Commit", "FileDiff", "git_path", "read_diffs", "representable"]
 
-GIT_TIMEOUT = 120.0
-LOG_TIMEOUT = 1800.0
-#: Without REVISIONS, the newest commits of HEAD: enough for a first corpus, quick to cut.
-DEFAULT_MAX_COUNT = 100
-
-#: What git must not take from anywhere else: the scene's pins, and the settings that
-#: change a diff's text.
-_CONFIG = [
-    *GIT_CONFIG,
-    *(
-        arg
-        for setting in (
-            "core.quotePath=false",
-            "log.showSignature=false",
-            "diff.noprefix=false",
-            "diff.mnemonicPrefix=false",
-            "diff.relative=false",
-            "color.ui=false",
-            f"core.attributesFile={os.devnull}",
-        )
-        for arg in ("-c", setting)
-    ),
-]
 _DIFF_OPTIONS = [
     "--no-color",
     "--no-ext-diff",
@@ -85,192 +47,6 @@ _DIFF_OPTIONS = [
     "-O/dev/null",
     "--format=%x00%H",
 ]
-
-
-def _environment(**extra: str) -> dict[str, str]:
-    """The scene's environment for git, isolated from the user's and system's git
-    configuration (they would change the diff), local repositories only, and no
-    lazy fetch of a partial clone's missing objects."""
-    return git_isolated_environment(GIT_LOCAL, GIT_NO_LAZY_FETCH="1", GIT_ATTR_NOSYSTEM="1", **extra)
-
-
-def _start(args: list[str], **options: Any) -> subprocess.Popen[bytes]:
-    return git_start(["git", *args], start_new_session=os.name == "posix", **options)
-
-
-def _git(
-    args: list[str], *, timeout: float = GIT_TIMEOUT, env: dict[str, str] | None = None, cwd: Path | None = None
-) -> tuple[int, bytes, str]:
-    """``(status, stdout, first line of stderr)`` of ``git *args``, killed at ``timeout``."""
-    proc = _start(
-        [*_CONFIG, *args],
-        cwd=cwd,
-        env=env or _environment(),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        git_kill(proc)
-        raise GitError(f"git {args[0] if args else ''} did not finish within {timeout:g} s") from None
-    except BaseException:
-        git_kill(proc)
-        raise
-    lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
-    return proc.returncode, out, (lines[0] if lines else "")
-
-
-@dataclass
-class Repository:
-    """An opened repository: its git dir, ``origin`` URL (None for a bundle), and a
-    temporary clone to remove at :meth:`close`."""
-
-    path: str
-    git_dir: Path
-    origin: str | None
-    temporary: Path | None = None
-    _catfile: subprocess.Popen[bytes] | None = field(default=None, repr=False)
-
-    def read_blob(self, spec: str) -> bytes | None:
-        """The object ``spec`` (``<commit>:<path>``), or None when it is not a blob
-        (or cannot be read)."""
-        if "\n" in spec:
-            return None
-        if self._catfile is None or self._catfile.poll() is not None:
-            self._catfile = _start(
-                [*_CONFIG, f"--git-dir={self.git_dir}", "cat-file", "--batch"],
-                env=_environment(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        stdin, stdout = self._catfile.stdin, self._catfile.stdout
-        assert stdin is not None and stdout is not None
-        try:
-            stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-            stdin.flush()
-        except OSError:  # cat-file died (an object it could not read): start it again next time
-            return None
-        fields = stdout.readline().split()
-        if len(fields) != 3 or not fields[2].isdigit():
-            return None
-        data = stdout.read(int(fields[2]) + 1)[:-1]
-        return data if fields[1] == b"blob" else None
-
-    def shallow(self) -> frozenset[str]:
-        """The commits a shallow clone was cut at (their parents are not here)."""
-        try:
-            return frozenset((self.git_dir / "shallow").read_text().split())
-        except OSError:
-            return frozenset()
-
-    def close(self) -> None:
-        if self._catfile is not None:
-            if self._catfile.stdin is not None:
-                try:
-                    self._catfile.stdin.close()
-                except OSError:
-                    pass
-            try:
-                self._catfile.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                git_kill(self._catfile)
-            if self._catfile.stdout is not None:
-                self._catfile.stdout.close()
-            self._catfile = None
-        if self.temporary is not None:
-            shutil.rmtree(self.temporary, ignore_errors=True)
-            self.temporary = None
-
-    def __enter__(self) -> Repository:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def open_repository(path: str) -> Repository:
-    """A working repository, a bare one, or a ``.bundle`` (cloned bare into a
-    temporary directory, removed at close); :class:`RepositoryError` otherwise."""
-    where = Path(path)
-    fix = "Give a git repository (working or bare) or a .bundle file."
-    if not where.exists():
-        raise RepositoryError(f"{path}: no such file or directory", fix=fix)
-    if where.is_file():
-        temporary = Path(tempfile.mkdtemp(prefix="editpred-split-commit-"))
-        status, _, err = _git(
-            ["clone", "--bare", "--quiet", "--", str(where.resolve()), str(temporary / "repo.git")], timeout=LOG_TIMEOUT
-        )
-        if status:
-            shutil.rmtree(temporary, ignore_errors=True)
-            raise RepositoryError(f"{path}: not a git bundle ({err or 'git clone failed'})", fix=fix)
-        return Repository(path, temporary / "repo.git", None, temporary)
-    env = _environment(GIT_CEILING_DIRECTORIES=str(where.resolve().parent))
-    status, out, err = _git(["rev-parse", "--absolute-git-dir"], env=env, cwd=where)
-    if status:
-        raise RepositoryError(f"{path}: not a git repository ({err})", fix=fix)
-    git_dir = Path(out.decode(errors="surrogateescape").strip())
-    status, out, _ = _git([f"--git-dir={git_dir}", "config", "--get", "remote.origin.url"], env=env)
-    origin = out.decode(errors="replace").strip() if status == 0 else None
-    return Repository(path, git_dir, origin or None)
-
-
-# ---------------------------------------------------------------------------- revisions
-
-
-_RANGE_FIX = "Give revisions as git does: HEAD, a sha, main~20..main, v1.0..v2.0."
-
-
-def default_revisions(repo: Repository) -> list[str]:
-    """``HEAD``, or every ref when HEAD names no commit (a bundle of branches only)."""
-    status, _, _ = _git([f"--git-dir={repo.git_dir}", "rev-parse", "--verify", "--quiet", "HEAD^{commit}"])
-    if status == 0:
-        return ["HEAD"]
-    status, out, _ = _git([f"--git-dir={repo.git_dir}", "for-each-ref", "--format=%(refname)"])
-    refs = [ref for ref in out.decode(errors="surrogateescape").splitlines() if ref and not ref.startswith("-")]
-    return refs or ["HEAD"]
-
-
-def check_revisions(revisions: Sequence[str]) -> None:
-    """Refuse a user's revision git would read as an option (``--output=...``)."""
-    for revision in revisions:
-        if revision.startswith("-") or not revision or "\n" in revision:
-            raise RepositoryError(f"bad revision '{revision}'", fix=_RANGE_FIX)
-
-
-def _limit(max_count: int | None) -> list[str]:
-    return [] if max_count is None else [f"--max-count={max_count}"]
-
-
-def count_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> int:
-    """How many commits the range holds (at most ``max_count``); :class:`RepositoryError`
-    for a bad range."""
-    return len(list_commits(repo, revisions, max_count))
-
-
-def list_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> list[list[str]]:
-    """``[sha, *parents]`` of every commit of the range, newest first (git log's
-    order); :class:`RepositoryError` for a range git cannot walk."""
-    status, out, err = _git(
-        [
-            f"--git-dir={repo.git_dir}",
-            "rev-list",
-            "--parents",
-            *_limit(max_count),
-            "--end-of-options",
-            *revisions,
-            "--",
-        ],
-        timeout=LOG_TIMEOUT,
-    )
-    if status:
-        raise RepositoryError(f"{repo.path}: bad revision range {' '.join(revisions)} ({err})", fix=_RANGE_FIX)
-    return [line.split() for line in out.decode(errors="replace").splitlines() if line.strip()]
-
-
-# ---------------------------------------------------------------------------- diffs
 
 
 @dataclass(frozen=True)
