@@ -1,21 +1,21 @@
-"""Examples cut out of real commits: Zed's ``ep split-commit``, read from git
-(``zed-authoring-and-context.md`` §1).
+"""Examples cut out of real commits: Zed's ``ep split-commit``, read from git.
 
 Zed's input is a commit whose hunks an LLM has already put in the order a person
 would type them; ours is the commit as recorded, in file and hunk order, read from
-the repository (:mod:`._repository`, :mod:`._diffs`). From there the rules are Zed's, rule by rule: the
-edit model and its serializer (:mod:`._patch`), the split points (:mod:`._points`),
-the split (:mod:`._generate`), the half-typed line (:mod:`._half_typed`), the cursor
-and its excerpt (:mod:`._cursor`), the split kinds (:mod:`._kinds`). What we add:
-the quality rules that keep junk out (``corpus._quality``), a check that every
-example loads before it is written (:mod:`._check`), and an account of every commit
-(:mod:`._commit`, with every reason named in :mod:`._rules`).
+the repository (:mod:`._repository`, :mod:`._diffs`). From there the rules are
+Zed's, rule by rule: the edit model and its serializer (:mod:`._patch`), the split
+points (:mod:`._points`), the split (:mod:`._generate`), the half-typed line
+(:mod:`._half_typed`), the cursor and its excerpt (:mod:`._cursor`), the split kinds
+(:mod:`._kinds`). What we add: the quality rules that keep junk out
+(``corpus._quality``), a check that every example loads before it is written
+(:mod:`._check`), and an account of every commit (:mod:`._commit`, with every reason
+named in :mod:`._rules`).
 
-Where Zed cannot be followed, because its example would not load here, or would be
-junk, we depart and say so (:data:`DEPARTURES`). Randomness is Python's
-:class:`random.Random`, seeded from ``--seed`` and the commit's sha, with Zed's
-draws in Zed's order; Zed's ChaCha12 ``StdRng`` cannot be reproduced, so a seed
-gives other draws than in Zed but always the same ones here.
+Where Zed cannot be followed, because its example would not load here or would be
+junk, we depart and say so (the README's table of differences from ``ep``).
+Randomness is Python's :class:`random.Random`, seeded from ``--seed`` and the
+commit's sha, with Zed's draws in Zed's order; Zed's ChaCha12 ``StdRng`` cannot be
+reproduced, so a seed gives other draws than in Zed but always the same ones here.
 """
 
 from ._check import Unloadable, check_example
@@ -31,17 +31,15 @@ from ._repository import (
     DEFAULT_MAX_COUNT,
     Repository,
     check_revisions,
-    count_commits,
     default_revisions,
     list_commits,
     open_repository,
 )
-from ._rules import COMMIT_REASONS, DEPARTURES, FILE_REASONS, REASONS, Skip, order
+from ._rules import COMMIT_REASONS, FILE_REASONS, REASONS, Skip, order
 
 __all__ = [
     "COMMIT_REASONS",
     "DEFAULT_MAX_COUNT",
-    "DEPARTURES",
     "FILE_REASONS",
     "KINDS",
     "MARKER",
@@ -66,7 +64,6 @@ __all__ = [
     "check_example",
     "check_revisions",
     "classify",
-    "count_commits",
     "cursor_excerpt",
     "default_revisions",
     "extract_edits",

@@ -25,7 +25,6 @@ __all__ = [
     "DEFAULT_MAX_COUNT",
     "Repository",
     "check_revisions",
-    "count_commits",
     "default_revisions",
     "list_commits",
     "open_repository",
@@ -211,12 +210,6 @@ def check_revisions(revisions: Sequence[str]) -> None:
 
 def _limit(max_count: int | None) -> list[str]:
     return [] if max_count is None else [f"--max-count={max_count}"]
-
-
-def count_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> int:
-    """How many commits the range holds (at most ``max_count``); :class:`RepositoryError`
-    for a bad range."""
-    return len(list_commits(repo, revisions, max_count))
 
 
 def list_commits(repo: Repository, revisions: Sequence[str], max_count: int | None = None) -> list[list[str]]:

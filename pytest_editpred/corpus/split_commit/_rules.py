@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .._quality import RULES
 
-__all__ = ["COMMIT_REASONS", "DEPARTURES", "FILE_REASONS", "REASONS", "Skip", "order"]
+__all__ = ["COMMIT_REASONS", "FILE_REASONS", "REASONS", "Skip", "order"]
 
 
 class Skip(Exception):
@@ -75,27 +75,3 @@ REASONS = tuple(name for name, _ in COMMIT_REASONS + FILE_REASONS) + tuple(rule.
 def order(reason: str) -> tuple[int, str]:
     """The summary's order: commit reasons, file reasons, then the quality rules."""
     return (REASONS.index(reason) if reason in REASONS else len(REASONS), reason)
-
-
-DEPARTURES = (
-    "input: the commit as recorded (file and hunk order), read from git, not an LLM-reordered diff",
-    "revision: the parent's full sha, not '<sha>~1'",
-    "name: <repo>-<sha8>-<split> (a second sample at the same split adds -<i>); Zed: <repo>-<sha8>[-<i>]",
-    "renames: the old path on both sides (Zed: the new one, absent at the parent); pure renames vanish as in Zed",
-    "binary, symlink, submodule, non-UTF-8 files, files without a final newline, files with a lone carriage "
-    "return and paths an example cannot name are left out of the diff (Zed refuses a submodule commit); a "
-    "CRLF file's carriage returns are dropped, as an editor's buffer drops them",
-    "merge and root commits are skipped; so are commits whose edits are all in service files",
-    "commits over 5,000 edits or 2,000,000 diff bytes are skipped as too big (Zed: no limit)",
-    "the quality rules leave lockfiles, generated and vendored files out of the diff and skip junk examples "
-    "(Zed keeps them; --keep turns a rule off)",
-    "a random split whose example a rule skips is drawn again, 10 draws in all, as Zed redraws a split that "
-    "lands in a service file",
-    "a pure insertion not right after the last history edit gets its half-typed line as a new history hunk "
-    "at the target's place (Zed inserts it after the last history edit, wherever that is)",
-    "the cursor excerpt grows by whole lines around it until it occurs once in the file",
-    "every example is checked before writing (history applies, excerpt unique, expected patch applies and "
-    "changes something); one that fails is counted as failed and not written",
-    "an explicit kind:value split that classifies otherwise is a skip (Zed: an error)",
-    "the RNG is Python's random.Random seeded with (seed + i) ^ int(sha, 16); Zed's draws are not reproduced",
-)
