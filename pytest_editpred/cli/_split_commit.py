@@ -59,9 +59,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "split-commit",
         help="cut edit-prediction examples out of a repository's commits (Zed's ep split-commit)",
-        description="Split each non-merge commit of REVISIONS into an edit history and an expected patch, "
-        "as Zed's `ep split-commit` does, and write one example per split. Junk is left out by the quality "
-        "rules below; every commit read is written, skipped for a named reason, or failed.",
+        description=textwrap.fill(
+            "Split each non-merge commit of REVISIONS into an edit history and an expected patch, as Zed's "
+            "`ep split-commit` does, and write one example per split. Junk is left out by the quality rules "
+            "below; every commit read is written, skipped for a named reason, or failed.",
+            100,
+        ),
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

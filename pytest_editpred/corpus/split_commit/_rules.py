@@ -29,7 +29,10 @@ COMMIT_REASONS: tuple[tuple[str, str], ...] = (
     ("shallow-boundary", "a shallow clone's oldest commit: its parent is not in the repository"),
     ("missing-object", "git cannot read the commit or a file of it (a partial or damaged clone)"),
     ("too-big", "more than 5,000 edits or a 2 MB diff: read no further (Zed has no limit)"),
-    ("no-edits", "no line changes left once the files below are left out (a pure rename, a mode change)"),
+    (
+        "no-edits",
+        "no changed line left once the files an example cannot hold are left out (a pure rename, a mode change)",
+    ),
     (
         "do-nothing-target",
         "the expected patch changes nothing: a split after the last edit, or a half-typed "
