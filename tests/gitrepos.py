@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "GIT_ENV",
@@ -29,6 +30,7 @@ __all__ = [
     "add_commit",
     "git",
     "make_bare",
+    "map_in_ini",
     "make_bundle",
     "make_repo",
     "serve_http",
@@ -236,3 +238,9 @@ def serve_http(root: Path, *, filters: bool = True) -> Iterator[HTTPServer]:
         server.release.set()
         httpd.shutdown()
         httpd.server_close()
+
+
+def map_in_ini(pytester: Any, url: str, repo: Path | str) -> None:
+    """A pytester project's ini: ``url`` mapped to the repository ``repo``, the mirror
+    cache inside the test's own folder."""
+    pytester.makeini(f"[pytest]\neditpred_cache_dir = .editpred-cache\neditpred_repos =\n    {url} = {repo}\n")

@@ -13,11 +13,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import sysconfig
-import textwrap
 from pathlib import Path
 
 import pytest
-from gitrepos import make_repo
+from gitrepos import make_repo, map_in_ini
 
 from pytest_editpred import Prediction, UncommittedDiffError, from_markdown
 from pytest_editpred._diff import apply_to_string, parse_diff
@@ -301,16 +300,7 @@ def write_examples(root: Path, rev: str) -> list[str]:
 
 def test_the_plugin_judges_crlf_examples_in_both_formats(pytester: pytest.Pytester, windows) -> None:
     repo, rev = windows
-    pytester.makeini(
-        textwrap.dedent(
-            f"""
-            [pytest]
-            editpred_cache_dir = .editpred-cache
-            editpred_repos =
-                {URL} = {repo}
-            """
-        )
-    )
+    map_in_ini(pytester, URL, repo)
     names = write_examples(pytester.path, rev)
     count = len(names)
     run = ("evals", "evals/windows.jsonl", "-p", "no:cacheprovider")

@@ -10,11 +10,10 @@ by pytest's rules.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from gitrepos import make_repo
+from gitrepos import make_repo, map_in_ini
 
 URL = "https://github.com/acme/big"
 BEFORE = "".join(f"value_{i} = compute({i})\n" for i in range(2000))
@@ -114,16 +113,7 @@ def ci(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
 @pytest.fixture
 def example(pytester: pytest.Pytester) -> Path:
     _, shas = make_repo(pytester.path / "upstream", {"big.py": BEFORE})
-    pytester.makeini(
-        textwrap.dedent(
-            f"""
-            [pytest]
-            editpred_cache_dir = .editpred-cache
-            editpred_repos =
-                {URL} = upstream/repo
-            """
-        )
-    )
+    map_in_ini(pytester, URL, "upstream/repo")
     pytester.makeconftest(COMPLETION)
     path = pytester.path / "evals" / "big--one.md"
     path.parent.mkdir()

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from pathlib import Path
 
 import pytest
-from gitrepos import make_repo
+from gitrepos import make_repo, map_in_ini
 
 from conftest import CALC
 from pytest_editpred import NoSuchPathError, Prediction
@@ -199,16 +198,7 @@ def test_the_plugin_fails_noop_and_passes_oracle_on_deletions_and_creations(
     pytester: pytest.Pytester, repo: tuple[Path, str]
 ) -> None:
     path, rev = repo
-    pytester.makeini(
-        textwrap.dedent(
-            f"""
-            [pytest]
-            editpred_cache_dir = .editpred-cache
-            editpred_repos =
-                {URL} = {path}
-            """
-        )
-    )
+    map_in_ini(pytester, URL, path)
     for name, patch in (("deletes", DELETE_OLD), ("creates", CREATE_NEW), ("both", EDIT_CALC + DELETE_OLD)):
         example_file(pytester.path, rev, name, patch)
     pytester.runpytest("evals", "--editpred-provider=oracle").assert_outcomes(passed=3)
