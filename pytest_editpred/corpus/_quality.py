@@ -21,6 +21,7 @@ prediction can write.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -217,8 +218,6 @@ def _numbers_only(removed: Sequence[str], added: Sequence[str]) -> bool:
     """The lines differ, but only in version numbers and hashes. Lines both sides
     have cancel out first (a half-typed ``1.16.`` the history added and the target
     replaces)."""
-    from collections import Counter
-
     gone, come = Counter(removed), Counter(added)
     removed, added = list((gone - come).elements()), list((come - gone).elements())
     if sum(1 for line in removed if line.strip()) != sum(1 for line in added if line.strip()):
