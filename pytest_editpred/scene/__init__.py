@@ -9,6 +9,7 @@ applied to buffers here too, since the oracle and the judge both need that.
 
 from ._git import CONFIG as GIT_CONFIG
 from ._git import LOCAL as GIT_LOCAL
+from ._git import CatFile as GitCatFile
 from ._git import isolated_environment as git_isolated_environment
 from ._git import kill as git_kill
 from ._git import start as git_start
@@ -21,6 +22,7 @@ from ._urls import parse_repo_mapping, redact, split_path
 __all__ = [
     "Buffers",
     "GIT_CONFIG",
+    "GitCatFile",
     "GIT_LOCAL",
     "git_isolated_environment",
     "git_kill",

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._exceptions import GitError, RepositoryError
-from ...scene import GIT_CONFIG, GIT_LOCAL, git_isolated_environment, git_kill, git_start
+from ...scene import GIT_CONFIG, GIT_LOCAL, GitCatFile, git_isolated_environment, git_kill, git_start
 
 __all__ = [
     "DEFAULT_MAX_COUNT",
@@ -99,33 +99,20 @@ class Repository:
     git_dir: Path
     origin: str | None
     temporary: Path | None = None
-    _catfile: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    _catfile: GitCatFile | None = field(default=None, repr=False)
 
     def read_blob(self, spec: str) -> bytes | None:
         """The object ``spec`` (``<commit>:<path>``), or None when it is not a blob
-        (or cannot be read)."""
+        (or cannot be read), through one persistent ``git cat-file --batch``."""
         if "\n" in spec:
             return None
-        if self._catfile is None or self._catfile.poll() is not None:
-            self._catfile = _start(
-                [*_CONFIG, f"--git-dir={self.git_dir}", "cat-file", "--batch"],
-                env=_environment(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        stdin, stdout = self._catfile.stdin, self._catfile.stdout
-        assert stdin is not None and stdout is not None
+        if self._catfile is None or not self._catfile.alive:
+            self._catfile = GitCatFile(self.git_dir)
         try:
-            stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-            stdin.flush()
-        except OSError:  # cat-file died (an object it could not read): start it again next time
+            _, kind, data = self._catfile.get(spec)
+        except GitError:
             return None
-        fields = stdout.readline().split()
-        if len(fields) != 3 or not fields[2].isdigit():
-            return None
-        data = stdout.read(int(fields[2]) + 1)[:-1]
-        return data if fields[1] == b"blob" else None
+        return data if kind == "blob" else None
 
     def shallow(self) -> frozenset[str]:
         """The commits a shallow clone was cut at (their parents are not here)."""
@@ -136,17 +123,7 @@ class Repository:
 
     def close(self) -> None:
         if self._catfile is not None:
-            if self._catfile.stdin is not None:
-                try:
-                    self._catfile.stdin.close()
-                except OSError:
-                    pass
-            try:
-                self._catfile.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                git_kill(self._catfile)
-            if self._catfile.stdout is not None:
-                self._catfile.stdout.close()
+            self._catfile.close()
             self._catfile = None
         if self.temporary is not None:
             shutil.rmtree(self.temporary, ignore_errors=True)
