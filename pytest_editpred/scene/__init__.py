@@ -16,7 +16,7 @@ from ._git import start as git_start
 from ._patch import Buffers, Patched, apply_patch, created_paths, deleted_paths
 from ._repository import RepositoryCache, default_cache_dir
 from ._request import Cursor, EditEvent, Excerpt, PredictionRequest, compute_excerpt, hunks
-from ._scene import Scene, build_scene, unified_diff
+from ._scene import Scene, build_scene, excerpt_matches, unified_diff
 from ._urls import parse_repo_mapping, redact, split_path
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "apply_patch",
     "build_scene",
     "compute_excerpt",
+    "excerpt_matches",
     "created_paths",
     "default_cache_dir",
     "deleted_paths",

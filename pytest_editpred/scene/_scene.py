@@ -62,7 +62,7 @@ from ._request import Cursor, EditEvent, PredictionRequest
 if TYPE_CHECKING:
     from ._repository import Repository, RepositoryCache
 
-__all__ = ["Scene", "build_scene", "unified_diff"]
+__all__ = ["Scene", "build_scene", "excerpt_matches", "unified_diff"]
 
 
 @dataclass(frozen=True)
@@ -243,6 +243,19 @@ def _rollback(example: Example, open_file: OpenFile) -> dict[str, str]:
     return buffers
 
 
+def excerpt_matches(text: str, excerpt: str) -> list[int]:
+    """Where the cursor excerpt is found in a buffer, as Zed's ``match_indices``
+    finds it: ``[]``, ``[first]`` when it occurs once, ``[first, second]`` when more
+    (``second`` is -1 for an empty excerpt, which matches anywhere in a text)."""
+    first = text.find(excerpt)
+    if first == -1:
+        return []
+    second = text.find(excerpt, first + max(len(excerpt), 1))
+    if second != -1 or (not excerpt and text):
+        return [first, second]
+    return [first]
+
+
 def _find_cursor(example: Example, buffers: dict[str, str], open_file: OpenFile, where: str) -> Cursor:
     excerpt, offset = example.cursor_excerpt()
     line = example.source.cursor_line
@@ -257,15 +270,16 @@ def _find_cursor(example: Example, buffers: dict[str, str], open_file: OpenFile,
     if opened is not None:
         buffers[path] = opened
     text = buffers[path]
-    first = text.find(excerpt)
-    if first == -1:
+    found = excerpt_matches(text, excerpt)
+    if not found:
         raise CursorNotFoundError(
             f"the cursor excerpt does not occur in {path} {where} (after the edit history)",
             path=example.source.path,
             line=line,
         )
-    second = text.find(excerpt, first + max(len(excerpt), 1))
-    if second != -1 or (not excerpt and text):
+    first = found[0]
+    if len(found) > 1:
+        second = found[1]
         rows = [text.count("\n", 0, first) + 1] + ([text.count("\n", 0, second) + 1] if second != -1 else [])
         raise CursorAmbiguousError(
             f"the cursor excerpt occurs more than once in {path} (at lines "

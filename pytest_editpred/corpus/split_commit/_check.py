@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from ..._diff import apply_sections
 from ..._exceptions import EditPredError
 from ...example import Example, from_json, from_markdown, to_json, to_markdown
+from ...scene import apply_patch, excerpt_matches
 from .._quality import changed_rows
 from ._cursor import MARKER
 from ._rules import Skip
@@ -35,21 +36,10 @@ def round_trip(example: Example, fmt: str) -> Example:
     return from_markdown(to_markdown(example))
 
 
-def _find_once(text: str, excerpt: str) -> list[int]:
-    """Where the scene finds the excerpt: the first place, and a second if any."""
-    first = text.find(excerpt)
-    if first == -1:
-        return []
-    second = text.find(excerpt, first + max(len(excerpt), 1))
-    if second != -1 or (not excerpt and text):
-        return [first, second]
-    return [first]
-
-
 def _unique_excerpt(text: str, excerpt: str, offset: int, line_hint: int) -> tuple[str, int] | None:
     """The excerpt grown by whole lines of ``text`` around the occurrence nearest to
     ``line_hint`` (1-based) until it is found once: ``(excerpt, cursor offset)``."""
-    found = _find_once(text, excerpt)
+    found = excerpt_matches(text, excerpt)
     if len(found) == 1:
         return excerpt, offset
     if not found:
@@ -72,7 +62,7 @@ def _unique_excerpt(text: str, excerpt: str, offset: int, line_hint: int) -> tup
             end = len(text) if nl == -1 else nl
             grown = True
         candidate = text[start:end]
-        if len(_find_once(text, candidate)) == 1:
+        if len(excerpt_matches(text, candidate)) == 1:
             return candidate, cursor - start
         if not grown:
             return None
@@ -106,8 +96,6 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
     """The example as the plugin will load it, made loadable (its excerpt grown until
     unique). Raises :class:`Skip` (``do-nothing-target``, ``cursor-at-end``,
     ``ambiguous-excerpt``, ``marker-in-text``) or :class:`Unloadable`."""
-    from ...scene import apply_patch
-
     if any(marker in text for text in (example.edit_history, *example.expected_patches) for marker in _MARKERS):
         raise Skip("marker-in-text")  # an expected patch would read it as its cursor
     try:
@@ -134,7 +122,7 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
     if unique is None and excerpt.endswith("\n") and buffers[path].endswith(excerpt[:-1]):
         raise Skip("cursor-at-end")  # a fence always ends in a newline
     if unique is None:
-        if _find_once(buffers[path], excerpt):
+        if excerpt_matches(buffers[path], excerpt):
             raise Skip("ambiguous-excerpt")
         raise Unloadable("excerpt-not-found", f"the cursor excerpt is not found in {path}")
     if unique[0] != excerpt:
@@ -142,7 +130,7 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
         example = replace(example, cursor_position=text[:at] + MARKER + text[at:])
         loaded = round_trip(example, fmt)
         excerpt, offset = loaded.cursor_excerpt()
-        if len(_find_once(buffers[path], excerpt)) != 1:
+        if len(excerpt_matches(buffers[path], excerpt)) != 1:
             raise Unloadable("excerpt-not-found", f"the cursor excerpt is not found once in {path} once grown")
     if not loaded.expected_patches or not loaded.expected_patches[0].strip():
         raise Skip("do-nothing-target")
