@@ -381,3 +381,26 @@ def test_the_cut_keeps_a_run_of_changed_lines_whole() -> None:
     )
     cut = cut_target(target, 30)
     assert cut.count("+    step_") == 18 and "far = 1" not in cut
+
+
+def test_lint_counts_a_deleted_file_no_buffer_holds_as_a_place_the_patch_edits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As split-commit's check counts it: an expected patch that edits a.py and
+    deletes old.py, which nothing opened, edits two files."""
+    repo, shas = make_repo(tmp_path, {"a.py": CODE, "old.py": priced(3)})
+    folder = tmp_path / "evals"
+    folder.mkdir()
+    (folder / "two.md").write_text(
+        f'+++\nrepository_url = "{URL}"\nrevision = "{shas[0]}"\n+++\n\n## Cursor Position\n\n'
+        "```a.py\ndef total(price):\n    return price<|user_cursor|>\n```\n\n## Expected Patch\n\n"
+        "```diff\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,2 @@\n def total(price):\n-    return price\n"
+        "+    return price * rate\n--- a/old.py\n+++ /dev/null\n@@ -1,3 +0,0 @@\n"
+        + "".join(f"-{line}\n" for line in priced(3).splitlines())
+        + "```\n"
+    )
+    status, err, _ = lint(folder, repo, capsys)
+    assert status == 0
+    assert [line.rsplit(": quality: ", 1)[1] for line in err] == [
+        "the expected patch edits 2 files (a.py, old.py) [scattered-target]"
+    ]

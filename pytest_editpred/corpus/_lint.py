@@ -276,6 +276,7 @@ class _Linter:
         files at the example's revision (its uncommitted diff applied), their
         ``.gitattributes`` read once per revision, and, when every expected patch
         applies (``candidates``), where each one changes the buffers."""
+        from ..scene import deleted_paths
         from ._gitattributes import AttributeReader
         from ._quality import changed_rows, quality_findings
 
@@ -296,7 +297,7 @@ class _Linter:
             rows = []
             for candidate in candidates:
                 changed = {}
-                for path in set(candidate.buffers) | set(scene.buffers):
+                for path in set(candidate.buffers) | set(scene.buffers) | deleted_paths(candidate.buffers):
                     after = candidate.buffers.get(path)
                     before = scene.buffers[path] if path in scene.buffers else text_of(path)
                     if after != before:
