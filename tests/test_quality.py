@@ -404,3 +404,23 @@ def test_lint_counts_a_deleted_file_no_buffer_holds_as_a_place_the_patch_edits(
     assert [line.rsplit(": quality: ", 1)[1] for line in err] == [
         "the expected patch edits 2 files (a.py, old.py) [scattered-target]"
     ]
+
+
+@pytest.mark.parametrize(
+    ("path", "changelog"),
+    [
+        ("CHANGES.rst", True),
+        ("docs/changelog.rst", True),
+        ("RELEASE_NOTES.md", True),
+        ("HISTORY", True),
+        (".changes/v1.16/BUG FIXES-20240101-120000.yaml", True),  # changie's fragments
+        ("newsfragments/1234.bugfix", True),  # towncrier's
+        ("changelog.d/20240101_fix.md", True),
+        ("src/history.py", False),
+        ("app/news/views.py", False),
+    ],
+)
+def test_which_files_are_release_notes(path: str, changelog: bool) -> None:
+    from pytest_editpred.corpus._file_kinds import is_changelog
+
+    assert is_changelog(path) is changelog

@@ -211,9 +211,7 @@ def is_changelog(path: str) -> bool:
     ``docs/changelog.rst``, ``RELEASE_NOTES.md``, or a fragment in ``changes/``,
     ``.changes/``, ``changelog.d/``, ``newsfragments/``."""
     parts = path.split("/")
-    return bool(_CHANGELOG.fullmatch(parts[-1])) or any(
-        part.lower() in ("changes", "changelog.d") for part in parts[:-1]
-    )
+    return bool(_CHANGELOG.fullmatch(parts[-1])) or any(part.lower() in _CHANGELOG_DIRS for part in parts[:-1])
 
 
 def is_prose_file(path: str) -> bool:
