@@ -80,8 +80,12 @@ class Scripted:
 
 
 def split(diff: str, point: str, ints: list[int], floats: list[float] = ()) -> Generated:  # type: ignore[assignment]
+    return split_patch(parse_patch(diff), point, ints, floats)
+
+
+def split_patch(patch: Patch, point: str, ints: list[int], floats: list[float] = ()) -> Generated:  # type: ignore[assignment]
     rng = Scripted(ints, floats)
-    generated = generate(parse_patch(diff), parse_split_point(point), rng, lambda g: None)
+    generated = generate(patch, parse_split_point(point), rng, lambda g: None)
     assert rng.ints == [] and rng.floats == []  # every draw Zed makes, no more
     return generated
 
@@ -633,3 +637,104 @@ def test_flask_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.Cap
     assert (status, err) == (0, ""), err
     assert stdout.startswith("split-commit: ")
     assert check_with_plugin(out, FLASK_URL, FLASK_BUNDLE) >= 10
+
+
+# --- Zed's token rules, from commits rebuilt as small repositories -------------------------
+
+
+def commit_patch(repo: Path, sha: str) -> Patch:
+    return parse_patch(git(repo, "show", "--format=", sha) + "\n")
+
+
+def test_half_typed_line_follows_similars_alignment(tmp_path: Path) -> None:
+    """flask 3652ecd9, split 1: ``similar`` replaces ``Get`` by ``Flask is a``, so a cut
+    after ``Flask is`` keeps the rest of the old line (the former diff inserted the
+    new words and kept nothing: ``…documentation. Flask is``)."""
+    old = "Welcome to Flask's documentation. Get started with :doc:`installation`\n"
+    new = "Welcome to Flask's documentation. Flask is a lightweight WSGI web application framework.\n"
+    repo, shas = make_repo(
+        tmp_path, {"index.rst": f"Title\n\n{old}and more\n"}, [{"index.rst": f"Title\n\n{new}and more\n"}]
+    )
+    g = split_patch(commit_patch(repo, shas[1]), "1", [19])
+    typed = "Welcome to Flask's documentation. Flask is started with :doc:`installation`"
+    assert g.edit_history.splitlines()[-2:] == [f"+{typed}", " and more"]
+    assert f"-{typed}\n+{new}" in g.expected_patch
+    assert (g.cursor.line, g.cursor.column) == (3, len("Welcome to Flask's documentation. Flask is") + 1)
+
+
+def test_deleted_text_before_the_cut_is_kept(tmp_path: Path) -> None:
+    """flask 04920b30, split 2: the deleted ``-dependency-path`` comes before the cut;
+    Zed keeps it typed back (the former rule wrote ``cache: pip'requirements``)."""
+    head, tail = "steps:\n  - uses: setup-python\n    with:\n", "  - run: pytest\n  - run: mypy\n"
+    before = head + "      cache: 'pip'\n      cache-dependency-path: 'requirements/*.txt'\n" + tail
+    after = head + "      cache: pip\n      cache-dependency-path: requirements*/*.txt\n" + tail
+    repo, shas = make_repo(tmp_path, {"tests.yaml": before}, [{"tests.yaml": after}])
+    g = split_patch(commit_patch(repo, shas[1]), "2", [66])
+    assert "+      cache-dependency-path: pip'requirements\n" in g.edit_history
+    assert "-      cache-dependency-path: pip'requirements\n+      cache: pip\n" in g.expected_patch
+
+
+def test_hunk_header_comments_have_single_spaces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """flask 541bc8df: git's hunk header repeats a line with two spaces in a row;
+    Zed reads the header's words, so the example's header has one."""
+    heading = "page. Demonstrates using |fetch|_, |XMLHttpRequest|_,  and"
+    body = [f"  row {i}\n" for i in range(9)]  # indented: git names the heading in the hunk header
+    text = heading + "\n" + "".join(body)
+    changed = heading + "\n" + "".join(body[:6]) + "  row six\n  row seven\n" + "".join(body[8:])
+    repo, _ = make_repo(tmp_path, {"README.rst": text}, [{"README.rst": changed}])
+    out = tmp_path / "out"
+    status, _, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "2", "--url", URL, "--keep", "all"
+    )
+    assert (status, err) == (0, "")
+    [example] = examples(out)
+    headers = [line for line in example.edit_history.splitlines() if line.startswith("@@")]
+    assert [line.partition(" @@ ")[2] for line in headers] == [
+        "page. Demonstrates using |fetch|_, |XMLHttpRequest|_, and"
+    ]
+
+
+def renumbering_repo(root: Path, rows: list[str]) -> tuple[Path, list[str]]:
+    """Eight lines added near the top and two further down: a history of the first
+    nine keeps the second hunk's old start in the parent's numbering (Zed's)."""
+    changed = (
+        rows[:3]
+        + [f"new{i}\n" for i in range(8)]
+        + rows[3:33]
+        + ["x1\n", "result = compute(value, other)\n"]
+        + rows[33:]
+    )
+    return make_repo(root, {"f.txt": "".join(rows)}, [{"f.txt": "".join(changed)}])
+
+
+def history_starts(out: Path) -> list[tuple[int, int]]:
+    [example] = examples(out)
+    return [(h.old_start, h.new_start) for h in parse_patch(example.edit_history).hunks]
+
+
+def test_history_hunks_keep_zeds_old_starts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = renumbering_repo(tmp_path, [f"row {i}\n" for i in range(50)])
+    out = tmp_path / "out"
+    status, _, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "9", "--url", URL, "--keep", "all"
+    )
+    assert (status, err) == (0, "")
+    assert history_starts(out) == [(1, 1), (31, 39)]  # 31 in the parent's rows, as Zed writes it
+
+
+def test_zeds_old_start_is_renumbered_where_it_would_misplace_a_hunk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Rows that repeat every eight lines: the second hunk's context occurs at its
+    place and eight rows above, where Zed's old start points; there the history
+    would change another row, so that hunk gets its sequential start, and the
+    example passes with the oracle."""
+    rows = [f"row {i}\n" for i in range(5)] + [f"p{i}\n" for i in range(8)] * 6
+    repo, _ = renumbering_repo(tmp_path, rows)
+    out = tmp_path / "out"
+    status, _, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "9", "--url", URL, "--keep", "all"
+    )
+    assert (status, err) == (0, "")
+    assert history_starts(out) == [(1, 1), (39, 39)]
+    assert check_with_plugin(out, URL, repo) == 1

@@ -20,6 +20,7 @@ from ...example import Example, from_json, from_markdown, to_json, to_markdown
 from ...scene import apply_patch, excerpt_matches
 from .._quality import changed_rows
 from ._cursor import MARKER
+from ._patch import sequential
 from ._rules import Skip
 
 __all__ = ["Checked", "Unloadable", "check_example", "round_trip"]
@@ -68,6 +69,45 @@ def _unique_excerpt(text: str, excerpt: str, offset: int, line_hint: int) -> tup
             return None
 
 
+def _applied(diff: str, buffers: dict[str, str], files: Files) -> dict[str, str] | None:
+    """The buffers ``diff`` leaves (a copy), or None when it does not apply."""
+    result = dict(buffers)
+    try:
+        list(apply_sections(diff, result, files))
+    except EditPredError:
+        return None
+    return result
+
+
+def _zed_numbers_where_they_hold(example: Example, files: Files) -> Example:
+    """The example with Zed's hunk headers, unless they put a hunk elsewhere.
+
+    Zed keeps each history hunk's old start in the parent's numbering, though every
+    hunk is a file section of its own applied to the text the sections before it
+    left, where it starts at its new start. The start only breaks ties between the
+    places a hunk's context occurs, so Zed's numbers hold wherever the context is
+    found once (almost always); where it occurs more than once and Zed's start picks
+    another place, or none, the diff (history, then expected patch) gets the
+    sequential starts instead."""
+    history = sequential(example.edit_history)
+    patches = [sequential(patch) for patch in example.expected_patches]
+    if history == example.edit_history and patches == list(example.expected_patches):
+        return example
+    fixed = example
+    buffers: dict[str, str] = {}
+    as_zed = _applied(example.edit_history, buffers, files)
+    as_sequential = _applied(history, buffers, files) if history != example.edit_history else as_zed
+    if as_sequential is not None and as_zed != as_sequential:
+        fixed, as_zed = replace(fixed, edit_history=history), as_sequential
+    if as_zed is None or not patches or patches[0] == example.expected_patches[0]:
+        return fixed
+    patched_as_zed = _applied(example.expected_patches[0], as_zed, files)
+    patched_as_sequential = _applied(patches[0], as_zed, files)
+    if patched_as_sequential is not None and patched_as_zed != patched_as_sequential:
+        fixed = replace(fixed, expected_patches=(patches[0], *fixed.expected_patches[1:]))
+    return fixed
+
+
 @dataclass(frozen=True)
 class Checked:
     """An example that loads, with what the quality rules on place need: the first
@@ -98,6 +138,7 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
     ``ambiguous-excerpt``, ``marker-in-text``) or :class:`Unloadable`."""
     if any(marker in text for text in (example.edit_history, *example.expected_patches) for marker in _MARKERS):
         raise Skip("marker-in-text")  # an expected patch would read it as its cursor
+    example = _zed_numbers_where_they_hold(example, files)
     try:
         loaded = round_trip(example, fmt)
         loaded.cursor_excerpt()

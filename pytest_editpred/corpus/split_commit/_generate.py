@@ -19,7 +19,7 @@ from .._file_kinds import is_service_file
 from ._cursor import Cursor, Rng, cursor_excerpt, sample_cursor_position
 from ._half_typed import imitate_human_edits
 from ._kinds import SAME_FILE_NEAR_LINE_THRESHOLD, classify
-from ._patch import Location, Patch, cut_target, locations, sequential, split_ordered_patch
+from ._patch import Location, Patch, cut_target, locations, split_ordered_patch
 from ._points import SplitPoint, resolve_split_value
 from ._rules import Skip
 
@@ -66,7 +66,7 @@ def generate_at(
         target = ""
     elif cut is not None:  # after the excerpt, which may come from a hunk the cut drops
         target = cut_target(target, cut)
-    return Generated(split, sequential(source), sequential(target), cursor, excerpt[0], kind, from_imitation)
+    return Generated(split, source, target, cursor, excerpt[0], kind, from_imitation)
 
 
 def _random_split(rng: Rng, bounds: tuple[int, int], avoid: Callable[[str], bool], edits: list[Location]) -> int:

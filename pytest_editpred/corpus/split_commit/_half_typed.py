@@ -11,8 +11,8 @@ end of a word, over an alignment of the old and new lines' tokens.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
+from ..._similar import diff_ops
 from ._cursor import Cursor
 from ._patch import Hunk, Line, normalize_hunk, parsed
 
@@ -30,90 +30,6 @@ def _is_ident(char: str) -> bool:
 def tokenize(text: str) -> list[str]:
     """Runs of identifier characters, runs of whitespace, single other characters."""
     return re.findall(r"[^\W]+|\s+|.", text, flags=re.S) if text else []
-
-
-def _myers(a: Sequence[str], b: Sequence[str], max_d: int = 4000) -> list[str] | None:
-    """A shortest edit script as steps ``=``, ``-``, ``+`` (None past ``max_d``)."""
-    prefix = 0
-    while prefix < len(a) and prefix < len(b) and a[prefix] == b[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < len(a) - prefix and suffix < len(b) - prefix and a[-1 - suffix] == b[-1 - suffix]:
-        suffix += 1
-    a2, b2 = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
-    n, m = len(a2), len(b2)
-    v = {1: 0}
-    trace: list[dict[int, int]] = []
-    done = False
-    for d in range(min(n + m, max_d) + 1):
-        trace.append(dict(v))
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and v[k - 1] < v[k + 1]):
-                x = v[k + 1]
-            else:
-                x = v[k - 1] + 1
-            y = x - k
-            while x < n and y < m and a2[x] == b2[y]:
-                x, y = x + 1, y + 1
-            v[k] = x
-            if x >= n and y >= m:
-                done = True
-                break
-        if done:
-            break
-    if not done:
-        return None
-    steps: list[str] = []
-    x, y = n, m
-    for d in range(len(trace) - 1, -1, -1):
-        vd = trace[d]
-        k = x - y
-        if d == 0:
-            steps.extend("=" * x)
-            break
-        if k == -d or (k != d and vd[k - 1] < vd[k + 1]):
-            prev_k = k + 1
-        else:
-            prev_k = k - 1
-        prev_x = vd[prev_k]
-        prev_y = prev_x - prev_k
-        while x > prev_x and y > prev_y:
-            steps.append("=")
-            x, y = x - 1, y - 1
-        steps.append("+" if x == prev_x else "-")
-        x, y = prev_x, prev_y
-    steps.reverse()
-    return ["="] * prefix + steps + ["="] * suffix
-
-
-def _ops(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]] | None:
-    """``similar``'s ops: runs of Equal, and Insert/Delete/Replace between them."""
-    steps = _myers(a, b)
-    if steps is None:
-        return None
-    ops: list[tuple[str, int, int, int, int]] = []
-    i = j = 0
-    at = 0
-    while at < len(steps):
-        if steps[at] == "=":
-            start = at
-            while at < len(steps) and steps[at] == "=":
-                at += 1
-            count = at - start
-            ops.append(("equal", i, i + count, j, j + count))
-            i, j = i + count, j + count
-            continue
-        di = dj = 0
-        while at < len(steps) and steps[at] != "=":
-            if steps[at] == "-":
-                di += 1
-            else:
-                dj += 1
-            at += 1
-        tag = "replace" if di and dj else ("delete" if di else "insert")
-        ops.append((tag, i, i + di, j, j + dj))
-        i, j = i + di, j + dj
-    return ops
 
 
 def position_weight(text: str, offset: int) -> int:
@@ -157,10 +73,10 @@ def half_typed(old: str, new: str, seed: int) -> tuple[str, int] | None:
     if len(old) + len(new) > MAX_HALF_TYPED_CHARS:
         return None
     ts, tt = tokenize(old), tokenize(new)
-    ops = _ops(ts, tt)
-    if ops is None:
-        return None
-    candidates: list[tuple[int, int, str, int]] = []  # (weight, op, half, chars typed in it)
+    ops = diff_ops(ts, tt)
+    # The edit stream: each op writes its inserted text, then its deleted text (the
+    # old text not yet erased); a pause may come after any character of it.
+    candidates: list[tuple[int, int, str, int]] = []  # (weight, op, half, chars into it)
     t_off = 0
     for index, (tag, i1, i2, j1, j2) in enumerate(ops):
         old_text, new_text = "".join(ts[i1:i2]), "".join(tt[j1:j2])
@@ -186,12 +102,11 @@ def half_typed(old: str, new: str, seed: int) -> tuple[str, int] | None:
                 break
     _, op_index, half, cut = chosen
     parts: list[str] = []
-    k = 0
+    k = 0  # where the rest of the old line starts, in old tokens (used on both lists, as Zed does)
     for index, (tag, i1, i2, j1, j2) in enumerate(ops):
         old_text, new_text = "".join(ts[i1:i2]), "".join(tt[j1:j2])
-        if index < op_index:
-            if tag != "delete":
-                parts.append(new_text)
+        if index < op_index:  # passed: a deleted run before the cut is not erased yet
+            parts.append(old_text if tag == "delete" else new_text)
             if tag != "insert":
                 k = i2
             continue

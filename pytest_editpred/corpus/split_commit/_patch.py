@@ -128,6 +128,7 @@ def parse_patch(text: str) -> Patch:
                 hunks.append(hunk)
             match = _HUNK_HEADER.match(line)
             old, new, comment = (match.group(1), match.group(2), match.group(3)) if match else ("", "", "")
+            comment = " ".join(comment.split())  # Zed reads the header's words: runs of spaces become one
             (os_, oc), (ns, nc) = _range(old), _range(new)
             hunk = Hunk(current, os_, oc, ns, nc, comment, [], inherited=not file_set)
             file_set = False
