@@ -738,3 +738,12 @@ def test_zeds_old_start_is_renumbered_where_it_would_misplace_a_hunk(
     assert (status, err) == (0, "")
     assert history_starts(out) == [(1, 1), (39, 39)]
     assert check_with_plugin(out, URL, repo) == 1
+
+
+def test_tokens_are_zeds() -> None:
+    """Identifier runs, whitespace runs (Rust's whitespace: not U+001C–U+001F), and
+    single other characters."""
+    from pytest_editpred.corpus.split_commit._half_typed import tokenize
+
+    assert tokenize("a \x1c b_c1  (x)\n  y") == ["a", " ", "\x1c", " ", "b_c1", "  ", "(", "x", ")", "\n  ", "y"]
+    assert tokenize("café = 1") == ["café", " ", "=", " ", "1"]

@@ -27,9 +27,15 @@ def _is_ident(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+#: Rust's ``char::is_whitespace`` is Python's ``\s`` without the separators U+001C–U+001F.
+_TOKEN = re.compile(r"[^\W]+|[^\S\x1c-\x1f]+|.", flags=re.S)
+
+
 def tokenize(text: str) -> list[str]:
-    """Runs of identifier characters, runs of whitespace, single other characters."""
-    return re.findall(r"[^\W]+|\s+|.", text, flags=re.S) if text else []
+    """Runs of identifier characters, runs of whitespace, single other characters
+    (Zed's: an identifier character is alphanumeric or ``_``; Python's classes miss
+    only the combining marks Unicode calls Other_Alphabetic)."""
+    return _TOKEN.findall(text) if text else []
 
 
 def position_weight(text: str, offset: int) -> int:
