@@ -197,9 +197,7 @@ def test_an_example_with_no_expected_patch_has_no_row_but_its_bytes_count(
     assert json.loads(text)["total_retrieved_context_bytes"] == 41
 
 
-def test_a_run_where_no_example_has_a_coverage_prints_nothing_after_the_table(
-    corpus: Corpus, pytester: pytest.Pytester
-) -> None:
+def test_a_run_where_no_example_has_a_coverage_prints_nothing_after_the_table(corpus: Corpus) -> None:
     corpus.write("c0", corpus.shas[1], "src/app.py", "import util\n<|user_cursor|>", None, C2_APP[:-1], 0, C2_RELATED)
     result = corpus.run("-k", "c0", "--editpred-context-only")
     result.assert_outcomes(passed=1)

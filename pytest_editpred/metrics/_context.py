@@ -624,9 +624,8 @@ class ContextSummary:
         if sizes:
             values["total_retrieved_context_bytes"] = sum(sizes)
             values["retrieved_context_examples"] = len(sizes)
-            values["avg_retrieved_context_bytes"] = sum(sizes) / len(
-                sizes
-            )  # int / int: correctly rounded, as Rust's f64 division
+            # int / int is correctly rounded, as Rust's `total as f64 / count as f64`
+            values["avg_retrieved_context_bytes"] = sum(sizes) / len(sizes)
         return cls(**values)  # type: ignore[arg-type]  # keys are the field names above
 
     def to_summary_json(self) -> dict[str, int | float]:
