@@ -61,6 +61,7 @@ __all__ = [
     "apply_sections",
     "apply_to_string",
     "reverse_diff",
+    "undo_diff",
     "path_candidates",
     "quote_path",
     "resolve_path",
@@ -832,21 +833,53 @@ def _resolve_open(
 
 
 def reverse_diff(diff: str) -> str:
-    """The diff that undoes ``diff``: ``+``/``-`` and ``---``/``+++`` swapped.
-
-    The swapped header lines keep their paths: ``--- a/x`` becomes ``+++ b/x``
-    (not ``+++ a/x``, which would read as the path ``a/x``), ``+++ /dev/null``
-    becomes ``--- /dev/null``.
+    """Zed's ``reverse_diff``: each ``-`` line made ``+`` and each ``+`` line
+    ``-``, and each header line swapped in place as text, ``--- a/file.rs``
+    becoming ``+++ a/file.rs`` and ``+++ b/file.rs`` becoming ``--- b/file.rs``
+    (so the reversed section starts with its ``+++`` line). Lines are read as
+    :func:`classify` reads them; the others are kept as they are.
 
     Lines are joined with ``\\n``; the result ends with one exactly when ``diff``
     does (a ``\\r`` before a ``\\n`` is dropped, as :func:`split_lines` does).
 
-    Zed's ``reverse_diff`` swaps the two header lines as text (``+++ a/file.rs``
-    then ``--- b/file.rs``). Here the paths stay readable, on purpose: the only
-    caller is the scene's rollback of an edit history already in the uncommitted
-    diff, which applies the result at once, so no header reaches a score, a record
-    or any output (``tests/test_port_rules.py`` checks that), and a renamed file
-    rolls back to its old name.
+    Its headers do not read back as the undone paths: a section starts at its
+    ``---`` line, which now names the undone diff's *new* path (with its ``b/``),
+    and the ``+++`` line before it belongs to no section. A rename, a creation or a
+    deletion would not undo, so what is to be applied goes through
+    :func:`undo_diff` instead.
+    """
+    out: list[str] = []
+    for line in split_lines(diff):
+        kind = classify(line).kind
+        if kind is Kind.OLD_PATH:
+            out.append("+++" + line[3:])
+        elif kind is Kind.NEW_PATH:
+            out.append("---" + line[3:])
+        elif kind is Kind.DELETION:
+            out.append("+" + line[1:])
+        elif kind is Kind.ADDITION:
+            out.append("-" + line[1:])
+        else:
+            out.append(line)
+    return "\n".join(out) + ("\n" if out and diff.endswith("\n") else "")
+
+
+def undo_diff(diff: str) -> str:
+    """The diff that undoes ``diff`` when applied: :func:`reverse_diff`'s lines,
+    with each section's headers written to read back as the undone paths.
+
+    ``--- a/x`` then ``+++ b/y`` becomes ``--- a/y`` then ``+++ b/x``: the swapped
+    header lines keep their paths under the prefix rule (``--- a/x`` becomes
+    ``+++ b/x``, not ``+++ a/x``, which would read as the path ``a/x``) and trade
+    places, so the section starts at the right path; ``+++ /dev/null`` becomes
+    ``--- /dev/null``. So a renamed file rolls back to its old name, a created
+    one is deleted and a deleted one created again, which Zed's text swap cannot
+    do. The scene's rollback of an edit history already in the uncommitted diff
+    applies it at once; no header of it reaches a score, a record or any output
+    (``tests/test_port_rules.py`` checks that).
+
+    Lines are joined with ``\\n``; the result ends with one exactly when ``diff``
+    does.
     """
     out: list[str] = []
     pending_old: str | None = None

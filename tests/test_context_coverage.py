@@ -144,40 +144,109 @@ def test_c4_the_budget_skips_and_continues() -> None:
 # ------------------------------------------------------------------ report and summary
 
 SEPARATOR = "─" * 120
+# Zed's columns: a rate is {:>5.1}% (6 wide), every count {:>5}.
+HEADER = "Example".ljust(40) + "  LineP  LineR LineF1   LTP   LFP   LFN  FileP  FileR FileF1   FTP   FFP   FFN"
+
+
+def sized(*sizes: int) -> list[ContextEvaluation]:
+    """C1, each with one related file of one row holding that many bytes."""
+    return [
+        editable_context_coverage(
+            [C1_PATCH],
+            "src/app.py",
+            10,
+            "a\nb\nc\nd\ne",
+            (RetrievedFile("proj/other.py", 1, (RetrievedExcerpt(0, 1, "x" * (size - 1) + "\n"),)),),
+        )
+        for size in sizes
+    ]
+
+
+def no_patch(related: tuple[RetrievedFile, ...] | None = C2_RELATED) -> ContextEvaluation:
+    """An example with no expected patch: no coverage, yet its related files count bytes."""
+    return editable_context_coverage([], "src/app.py", 0, "import util\n\nrun()", related)
 
 
 def test_report_of_c1_c2_c3() -> None:
     report = format_context_report([("c1", c1()), ("c2", c2()), ("c3", c3())])
-    lines = report.split("\n")
-    assert lines[0] == SEPARATOR
-    assert lines[1].split() == "Example LineP LineR LineF1 LTP LFP LFN FileP FileR FileF1 FTP FFP FFN".split()
-    total = next(line for line in lines if line.startswith("TOTAL / AVERAGE"))
-    assert total.split()[3:] == ("41.7% 66.7% 46.7% 7 8 2 50.0% 66.7% 55.6% 2 2 1".split())
-    assert lines[-4:] == [
+    assert report.split("\n") == [
+        SEPARATOR,
+        HEADER,
+        SEPARATOR,
+        "c1".ljust(40) + " 100.0% 100.0% 100.0%     5     0     0 100.0% 100.0% 100.0%     1     0     0",
+        "c2".ljust(40) + "  25.0% 100.0%  40.0%     2     6     0  50.0% 100.0%  66.7%     1     1     0",
+        "c3".ljust(40) + "   0.0%   0.0%   0.0%     0     2     2   0.0%   0.0%   0.0%     0     1     1",
+        SEPARATOR,
+        "TOTAL / AVERAGE".ljust(40) + "  41.7%  66.7%  46.7%     7     8     2  50.0%  66.7%  55.6%     2     2     1",
+        SEPARATOR,
         "Evaluated editable context coverage for 3 examples",
         "Retrieved context size: 33 bytes avg (1 examples)",
         "",  # the blank line
         "",
     ]
-    row = next(line for line in lines if line.startswith("c2 "))
-    assert row.split()[1:] == "25.0% 100.0% 40.0% 2 6 0 50.0% 100.0% 66.7% 1 1 0".split()
-    assert " 25.0%" in row and "100.0%" in row  # Rust's {:>5.1}%
 
 
-def test_report_retrieved_size_is_an_integer_average_over_examples_with_related_files() -> None:
+def test_every_count_column_is_5_wide_and_every_rate_column_6() -> None:
+    # Counts of 5 digits fill their columns exactly, with one space between columns.
+    big = ContextEvaluation(ContextCoverage(12345, 99999, 10000, 23456, 88888, 20000, 12345), None)
+    row = format_context_report([("big", big)]).split("\n")[3]
+    assert row == "big".ljust(40) + "  11.0%  19.0%  13.9% 12345 99999 10000  20.9%  54.0%  30.1% 23456 88888 20000"
+    # Column by column, each header title and each cell end at the same place.
+    ends = [40]
+    for width in (6, 6, 6, 5, 5, 5, 6, 6, 6, 5, 5, 5):
+        ends.append(ends[-1] + 1 + width)
+    titles = "LineP LineR LineF1 LTP LFP LFN FileP FileR FileF1 FTP FFP FFN".split()
+    cells = row[41:].split()
+    for (start, end), title, cell in zip(zip(ends, ends[1:]), titles, cells):
+        assert HEADER[start + 1 : end].lstrip() == title
+        assert row[start:end] == " " + cell.rjust(end - start - 1)
+    assert len(HEADER) == len(row) == ends[-1]
+
+
+def test_report_retrieved_size_is_the_mean_rounded_half_to_even() -> None:
+    # 124 bytes over 5 examples: 24.8 in the summary, "25" printed (Rust's {:.0}).
+    five = sized(24, 25, 25, 25, 25)
+    assert ContextSummary.from_results(five).avg_retrieved_context_bytes == 24.8
+    report = format_context_report([(f"e{i}", result) for i, result in enumerate(five)])
+    assert report.endswith("\nRetrieved context size: 25 bytes avg (5 examples)\n\n")
+    # A half rounds to even, as Rust's {:.0} does (half up would print 25 and 17):
+    # 49 over 2 is 24.5, printed 24; C2's 33 and C3's empty list, 16.5, printed 16.
+    two = format_context_report([(f"e{i}", result) for i, result in enumerate(sized(24, 25))])
+    assert "\nRetrieved context size: 24 bytes avg (2 examples)\n" in two
     report = format_context_report([("c1", c1()), ("c2", c2()), ("c3", c3(related=()))])
-    assert "Retrieved context size: 16 bytes avg (2 examples)\n" in report  # 33 // 2
+    assert "\nRetrieved context size: 16 bytes avg (2 examples)\n" in report
     without = format_context_report([("c1", c1()), ("c3", c3())])
     assert "Retrieved context size" not in without
+
+
+def test_an_example_with_no_expected_patch_has_no_row() -> None:
+    report = format_context_report([("c1", c1()), ("nothing", no_patch()), ("c3", c3())])
+    lines = report.split("\n")
+    assert [line.split()[0] for line in lines[3:5]] == ["c1", "c3"]
+    assert lines[5] == SEPARATOR
+    assert not any(line.startswith("nothing") for line in lines)
+    assert "Evaluated editable context coverage for 2 examples" in lines
+    # its related files still count: 33 bytes over 1 example
+    assert "Retrieved context size: 33 bytes avg (1 examples)" in lines
+
+
+def test_nothing_follows_the_table_when_no_example_has_a_coverage() -> None:
+    report = format_context_report([("nothing", no_patch()), ("bare", no_patch(None))])
+    assert report == "\n".join([SEPARATOR, HEADER, SEPARATOR, SEPARATOR]) + "\n"
+    assert format_context_report([]) == report
 
 
 def test_report_lists_20_rows_unless_verbose_but_totals_cover_all() -> None:
     rows = [(f"ex{i:02}", c1()) for i in range(25)]
     short = format_context_report(rows)
     assert "ex19 " in short and "ex20 " not in short
+    assert "... and 5 more (use --verbose to see all 25 examples)" in short
     assert "Evaluated editable context coverage for 25 examples" in short
     assert next(line for line in short.split("\n") if line.startswith("TOTAL")).split()[6] == str(5 * 25)
     assert "ex24 " in format_context_report(rows, verbose=True)
+    # Rows without an expected patch take no place among the 20.
+    mixed = [("nothing", no_patch())] * 3 + rows[:20]
+    assert "more" not in format_context_report(mixed)
 
 
 def test_summary_json_of_c1_c2_c3() -> None:
@@ -196,7 +265,7 @@ def test_summary_json_of_c1_c2_c3() -> None:
         "editable_context_files_tp": 2,
         "editable_context_files_fp": 2,
         "editable_context_files_fn": 1,
-        "avg_retrieved_context_bytes": 33,
+        "avg_retrieved_context_bytes": 33.0,
         "total_retrieved_context_bytes": 33,
         "retrieved_context_examples": 1,
     }
@@ -224,7 +293,7 @@ def test_summary_omits_what_applies_to_nothing() -> None:
     assert ContextSummary.from_results([]).to_summary_json() == {}
     only_sizes = ContextSummary.from_results([ContextEvaluation(None, 10), ContextEvaluation(None, 5)])
     assert only_sizes.to_summary_json() == {
-        "avg_retrieved_context_bytes": 7,
+        "avg_retrieved_context_bytes": 7.5,
         "total_retrieved_context_bytes": 15,
         "retrieved_context_examples": 2,
     }
@@ -234,8 +303,21 @@ def test_empty_related_files_count_as_a_zero_byte_example_none_does_not() -> Non
     assert c3(related=()).retrieved_context_bytes == 0
     assert c3(related=None).retrieved_context_bytes is None
     summary = ContextSummary.from_results([c2(), c3(related=())])
-    assert (summary.retrieved_context_examples, summary.avg_retrieved_context_bytes) == (2, 16)
+    assert (summary.retrieved_context_examples, summary.avg_retrieved_context_bytes) == (2, 16.5)
     assert ContextSummary.from_results([c2(), c3()]).avg_retrieved_context_bytes == 33
+
+
+def test_the_summary_json_writes_the_mean_bytes_as_a_decimal() -> None:
+    # Zed's avg_retrieved_context_bytes is an f64: 124 bytes over 5 is 24.8, and a
+    # whole mean is still written as a float (serde_json writes 33.0), never the
+    # integer quotient; the total and the count stay integers.
+    five = ContextSummary.from_results(sized(24, 25, 25, 25, 25)).to_summary_json()
+    assert json.dumps(five, indent=2).splitlines()[-4:-1] == [
+        '  "avg_retrieved_context_bytes": 24.8,',
+        '  "total_retrieved_context_bytes": 124,',
+        '  "retrieved_context_examples": 5',
+    ]
+    assert '"avg_retrieved_context_bytes": 33.0,' in json.dumps(ContextSummary.from_results([c2()]).to_summary_json())
 
 
 # ------------------------------------------------------------------ expected side rules

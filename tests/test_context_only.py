@@ -54,7 +54,7 @@ class Corpus:
 
     def __init__(self, pytester: pytest.Pytester) -> None:
         self.pytester = pytester
-        _, shas = make_repo(
+        _, self.shas = make_repo(
             pytester.path / "upstream",
             {"src/app.py": C1_APP, "src/a.rs": A_RS, "src/b.rs": B_RS},
             [{"src/app.py": C2_APP, "src/util.py": UTIL}],
@@ -69,12 +69,13 @@ class Corpus:
                 """
             )
         )
+        shas = self.shas
         self.write("c1", shas[0], "src/app.py", "a\nb<|user_cursor|>\nc", C1_PATCH, "a\nb\nc\nd\ne", 10, None)
         self.write("c2", shas[1], "src/app.py", "import util\n<|user_cursor|>", C2_PATCH, C2_APP[:-1], 0, C2_RELATED)
         self.write("c3", shas[0], "src/a.rs", "fn a() {<|user_cursor|>", C3_PATCH, "fn a() {\n}", 0, None)
 
     def write(
-        self, name: str, sha: str, path: str, cursor: str, patch: str, excerpt: str, row: int, related: Any
+        self, name: str, sha: str, path: str, cursor: str, patch: str | None, excerpt: str, row: int, related: Any
     ) -> None:
         inputs: dict[str, Any] = {"cursor_path": path, "cursor_excerpt": excerpt, "excerpt_start_row": row}
         if related is not None:
@@ -85,7 +86,7 @@ class Corpus:
             "revision": sha,
             "cursor_path": path,
             "cursor_position": cursor,
-            "expected_patches": [patch],
+            "expected_patches": [patch] if patch is not None else [],
             "prompt_inputs": inputs,
         }
         target = self.pytester.path / "evals" / f"{name}.json"
@@ -135,6 +136,7 @@ def test_the_worked_examples_field_for_field(corpus: Corpus, pytester: pytest.Py
     assert summary["avg_editable_context_lines_precision"] == pytest.approx((1 + 0.25 + 0) / 3)
     assert summary["avg_editable_context_files_f1"] == pytest.approx((1 + 2 / 3 + 0) / 3)
     assert (summary["avg_retrieved_context_bytes"], summary["retrieved_context_examples"]) == (33, 1)
+    assert '"avg_retrieved_context_bytes": 33.0,' in (pytester.path / "summary.json").read_text()  # Zed's f64
     assert "avg_editable_context_coverage" not in summary  # the old version's name
 
     records = _records(pytester.path / "out.jsonl")
@@ -169,6 +171,43 @@ def test_the_worked_examples_field_for_field(corpus: Corpus, pytester: pytest.Py
     assert props["editpred_editable_context_files_tp"] == "1"
     assert props["editpred_retrieved_context_bytes"] == "33"
     assert props["editpred_provider"] == "context-only"
+
+
+def test_an_example_with_no_expected_patch_has_no_row_but_its_bytes_count(
+    corpus: Corpus, pytester: pytest.Pytester
+) -> None:
+    # c0 is C2's context with no expected patch: it PASSES, has no row in Zed's
+    # table, and its 8 bytes of related file join C2's 33 in the mean: 41 over 2 is
+    # 20.5 in the SummaryJson, printed 20 (Rust's {:.0} rounds half to even).
+    tiny = [
+        {"path": "proj/x.py", "max_row": 2, "excerpts": [{"row_range": {"start": 0, "end": 2}, "text": "a = 10\n\n"}]}
+    ]
+    corpus.write("c0", corpus.shas[0], "src/a.rs", "fn a() {<|user_cursor|>", None, "fn a() {\n}", 0, tiny)
+    result = corpus.run("--editpred-context-only", "--editpred-summary-json=summary.json")
+    result.assert_outcomes(passed=3, failed=1)
+    lines = result.stdout.lines
+    top = lines.index("─" * 120)
+    assert lines[top + 1].startswith("Example ")
+    table = lines[top + 3 : lines.index("─" * 120, top + 3)]
+    assert [row.split()[0] for row in table] == ["c1", "c2", "c3"]
+    assert "Evaluated editable context coverage for 3 examples" in lines
+    assert "Retrieved context size: 20 bytes avg (2 examples)" in lines
+    text = (pytester.path / "summary.json").read_text()
+    assert '"avg_retrieved_context_bytes": 20.5,' in text
+    assert json.loads(text)["total_retrieved_context_bytes"] == 41
+
+
+def test_a_run_where_no_example_has_a_coverage_prints_nothing_after_the_table(corpus: Corpus) -> None:
+    corpus.write("c0", corpus.shas[1], "src/app.py", "import util\n<|user_cursor|>", None, C2_APP[:-1], 0, C2_RELATED)
+    result = corpus.run("-k", "c0", "--editpred-context-only")
+    result.assert_outcomes(passed=1)
+    lines = result.stdout.lines
+    top = lines.index("─" * 120)
+    assert lines[top + 2] == lines[top + 3] == "─" * 120  # the header, and no row
+    assert lines[top + 4] == ""  # the blank line the plugin puts after every report
+    out = result.stdout.str()
+    for absent in ("TOTAL / AVERAGE", "Evaluated editable context coverage", "Retrieved context size"):
+        assert absent not in out
 
 
 def test_the_type_filter_and_the_budget_variants_of_c2(corpus: Corpus, pytester: pytest.Pytester) -> None:

@@ -21,7 +21,7 @@ from pytest_editpred._diff import (
     apply_to_string,
     classify,
     parse_diff,
-    reverse_diff,
+    undo_diff,
 )
 from pytest_editpred._text import change_between
 from pytest_editpred._textdiff import diff_texts
@@ -223,10 +223,10 @@ def test_merged_edits_within_a_hunk() -> None:
     assert hunk.new_text() == "a\nB\nC\nd\n"
 
 
-def test_reverse_diff_undoes() -> None:
+def test_undo_diff_undoes() -> None:
     diff = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n"
     text = apply_to_string(diff, "a\nb\n")
-    assert apply_to_string(reverse_diff(diff), text) == "a\nb\n"
+    assert apply_to_string(undo_diff(diff), text) == "a\nb\n"
 
 
 def test_multi_file_patch_changes_each_file() -> None:

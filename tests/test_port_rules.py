@@ -3,7 +3,8 @@
 Each expected value is worked out by hand from the rule, in a comment next to it:
 1. on a ``---`` line only ``a/`` is stripped, on a ``+++`` line only ``b/``;
 2. a quoted part anywhere in a header path is unquoted, with backslash escapes;
-3. ``reverse_diff`` keeps the input's final-newline state;
+3. ``reverse_diff`` swaps the header lines as text and keeps the input's final-newline
+   state; ``undo_diff``, what the scene's rollback applies, keeps the paths readable;
 4. an unclosed code fence in a chat answer yields no block (the item FAILS, saying so);
 5. ``format_cursor_excerpt`` ends with a newline only when the excerpt does.
 """
@@ -30,6 +31,7 @@ from pytest_editpred._diff import (
     classify,
     parse_diff,
     reverse_diff,
+    undo_diff,
 )
 from pytest_editpred.providers.prompts import Answer, Window, window_for
 from pytest_editpred.providers.prompts._plain import last_fenced_block, parse_chat
@@ -92,55 +94,83 @@ def test_quoted_parts_of_header_paths_are_unquoted(line: str, path: str) -> None
     assert classify(line).text == path
 
 
-# -- 3. reverse_diff keeps the final-newline state ---------------------------------
+# -- 3. reverse_diff swaps the headers as text and keeps the final-newline state ----
+
+
+def test_reverse_diff_swaps_the_header_lines_as_text() -> None:
+    # Zed's vector: the '---' line becomes '+++' and the '+++' line '---', each in
+    # place and with its path as written; the added line becomes a deleted one.
+    forward = (
+        "--- a/file.rs\n+++ b/file.rs\n@@ -1,3 +1,4 @@\n"
+        ' fn main() {\n+    println!("hello");\n     println!("world");\n }\n'
+    )
+    reversed_ = reverse_diff(forward)
+    assert "+++ a/file.rs" in reversed_ and "--- b/file.rs" in reversed_
+    assert '-    println!("hello");' in reversed_
+    assert reversed_ == (
+        "+++ a/file.rs\n--- b/file.rs\n@@ -1,3 +1,4 @@\n"
+        ' fn main() {\n-    println!("hello");\n     println!("world");\n }\n'
+    )
 
 
 def test_reverse_diff_without_a_final_newline_gives_none() -> None:
     diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b"
-    # The header lines swap places and kinds but keep their paths ('+++ b/f' becomes
-    # '--- a/f', '--- a/f' becomes '+++ b/f'); '-a' becomes '+a' and '+b' becomes '-b';
-    # no '\n' after the last line, as in the input.
-    assert reverse_diff(diff) == "--- a/f\n+++ b/f\n@@ -1 +1 @@\n+a\n-b"
+    # '--- a/f' becomes '+++ a/f', '+++ b/f' becomes '--- b/f', in place; '-a'
+    # becomes '+a' and '+b' becomes '-b'; no '\n' after the last line, as in the input.
+    assert reverse_diff(diff) == "+++ a/f\n--- b/f\n@@ -1 +1 @@\n+a\n-b"
 
 
 def test_reverse_diff_with_a_final_newline_keeps_it() -> None:
     diff = "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
     # The same lines as above, each followed by '\n' (the input ends with one).
-    assert reverse_diff(diff) == "--- a/f\n+++ b/f\n@@ -1 +1 @@\n+a\n-b\n"
+    assert reverse_diff(diff) == "+++ a/f\n--- b/f\n@@ -1 +1 @@\n+a\n-b\n"
     assert reverse_diff("") == ""
 
 
-def test_reverse_diff_keeps_the_paths_under_the_prefix_rule() -> None:
-    # A rename old.py -> new.py reversed is new.py -> old.py: '--- a/new.py' and
+def test_undo_diff_has_reverse_diffs_lines_with_readable_headers() -> None:
+    # The header lines trade places and kinds but keep their paths ('+++ b/f'
+    # becomes '--- a/f', '--- a/f' becomes '+++ b/f'); the other lines and the
+    # final-newline state are reverse_diff's.
+    assert undo_diff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n") == "--- a/f\n+++ b/f\n@@ -1 +1 @@\n+a\n-b\n"
+    assert undo_diff("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b") == "--- a/f\n+++ b/f\n@@ -1 +1 @@\n+a\n-b"
+    assert undo_diff("") == ""
+
+
+def test_undo_diff_keeps_the_paths_under_the_prefix_rule() -> None:
+    # A rename old.py -> new.py undone is new.py -> old.py: '--- a/new.py' and
     # '+++ b/old.py' (read with the rule above); a created file becomes a deleted one.
     rename = "--- a/old.py\n+++ b/new.py\n@@ -1 +1 @@\n-a\n+b\n"
-    [section] = parse_diff(reverse_diff(rename))
+    [section] = parse_diff(undo_diff(rename))
     assert (section.old_path, section.new_path) == ("new.py", "old.py")
     created = '--- /dev/null\n+++ b/"n w.py"\t2024-01-01\n@@ -0,0 +1 @@\n+x\n'
-    [section] = parse_diff(reverse_diff(created))
+    [section] = parse_diff(undo_diff(created))
     assert (section.old_path, section.new_path, section.deleted) == ("n w.py", "/dev/null", True)
-    # And the reversed patch undoes the patch: 'a\n' -> 'b\n' -> 'a\n'.
-    assert apply_to_string(reverse_diff(rename), apply_to_string(rename, "a\n")) == "a\n"
+    # And the undoing patch undoes the patch: 'a\n' -> 'b\n' -> 'a\n'.
+    assert apply_to_string(undo_diff(rename), apply_to_string(rename, "a\n")) == "a\n"
+    # Zed's text swap reads back as the new path twice: the rename would not undo.
+    [section] = parse_diff(reverse_diff(rename))
+    assert (section.old_path, section.new_path) == ("b/new.py", "b/new.py")
 
 
-def test_reverse_diff_headers_never_leave_the_rollback() -> None:
-    # Zed swaps the header lines as text; ours keep readable paths (see the
-    # docstring). That is safe only while the reversed diff's text reaches nothing
-    # but the applier: the package calls reverse_diff in one place, the scene's
-    # rollback, and hands the result straight to apply_sections.
+def test_undo_diff_headers_never_leave_the_rollback() -> None:
+    # undo_diff's headers are not Zed's text (reverse_diff's are). That is safe only
+    # while its text reaches nothing but the applier: the package calls undo_diff in
+    # one place, the scene's rollback, and hands the result straight to
+    # apply_sections; reverse_diff's text reaches nothing in the package either.
     import ast
 
     package = Path(__file__).resolve().parents[1] / "pytest_editpred"
-    calls: list[tuple[str, str]] = []
+    calls: list[tuple[str, str, str]] = []
     for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "reverse_diff":
+            name = getattr(node.func, "id", None) if isinstance(node, ast.Call) else None
+            if name in ("undo_diff", "reverse_diff"):
                 parent = parents[node]
-                assert isinstance(parent, ast.Call), f"{path.name}: reverse_diff's result is kept"
-                calls.append((path.relative_to(package).as_posix(), getattr(parent.func, "id", "")))
-    assert calls == [("scene/_scene.py", "apply_sections")]
+                assert isinstance(parent, ast.Call), f"{path.name}: {name}'s result is kept"
+                calls.append((path.relative_to(package).as_posix(), name, getattr(parent.func, "id", "")))
+    assert calls == [("scene/_scene.py", "undo_diff", "apply_sections")]
 
 
 # -- 4. an unclosed code fence in a chat answer is no block -------------------------

@@ -362,15 +362,19 @@ def test_recently_viewed_files_stand_in_and_carry_the_repository_name() -> None:
 # -- §5.2: reserved tokens ---------------------------------------------------------
 
 
+# The user's newest edit typed the token: it is in the current window (and in the
+# edit's updated side) but not in the original window.
+TYPED = EditEvent(PATH, PATH, "@@ -3,2 +3,2 @@\n def greet(name):\n-    print(name)\n+    print('</s>')\n")
+TYPED_TEXT = TEXT.replace("print(name)", "print('</s>')")
+STRIKE = RetrievedFile("r/x.py", 3, (RetrievedExcerpt(0, 1, "<s>strike</s>\n"),))
+
+
 @pytest.mark.parametrize(
     "req, field",
     [
-        (request(TEXT.replace("print(name)", "print('</s>')"), events=()), "current_window"),
+        (request(TYPED_TEXT, events=(TYPED,)), "current window"),
         (request(events=(RENAME, other("@@ -1 +1 @@\n-a\n+<|file_sep|>\n"))), "recent change updated"),
-        (
-            with_related(RetrievedFile("r/x.py", 3, (RetrievedExcerpt(0, 1, "<s>strike</s>\n"),))),
-            "related file content",
-        ),
+        (with_related(STRIKE), "related file content"),
     ],
 )
 def test_a_reserved_token_in_a_field_is_zeds_error(req: PredictionRequest, field: str) -> None:
@@ -379,10 +383,34 @@ def test_a_reserved_token_in_a_field_is_zeds_error(req: PredictionRequest, field
     assert "Leave this example out of Sweep runs" in (caught.value.fix or "")
 
 
+@pytest.mark.parametrize(
+    "req, field",
+    [
+        # Zed checks the file path, the original window, the current window, every
+        # recent change, then every related file; the first field holding a token is
+        # the one named.
+        (request(TYPED_TEXT, path="src/</s>.py", events=()), "file path"),
+        (request(TYPED_TEXT, events=()), "original window"),  # in both windows
+        (request(TYPED_TEXT, events=(TYPED,)), "current window"),  # and in the change
+        (
+            dataclasses.replace(with_related(STRIKE), events=(other("@@ -1 +1 @@\n-a\n+</s>\n"),)),
+            "recent change updated",  # and in a related file
+        ),
+        (
+            dataclasses.replace(with_related(STRIKE), events=(other("@@ -1 +1 @@\n-a\n+b\n", path="</s>.py"),)),
+            "recent change path",
+        ),
+    ],
+)
+def test_reserved_tokens_in_two_fields_name_the_one_zed_checks_first(req: PredictionRequest, field: str) -> None:
+    with pytest.raises(PredictionError, match=f"^sweep prompt {field} contains reserved tokens"):
+        sweep_window(req)
+
+
 def test_a_reserved_token_only_in_the_old_window_is_caught_too() -> None:
     text = TEXT.replace("def greet(", "def hello(").replace("def hello(", "def greet(")
     event = EditEvent(PATH, PATH, "@@ -1,3 +1,3 @@\n-</s>\n+import sys\n \n def greet(name):\n")
-    with pytest.raises(PredictionError, match="^sweep prompt original_window contains reserved tokens"):
+    with pytest.raises(PredictionError, match="^sweep prompt original window contains reserved tokens"):
         sweep_window(request(text, events=(event,)))
 
 
@@ -526,7 +554,7 @@ def test_a_temperature_is_sent_only_when_given(
 
 def test_a_reserved_token_fails_the_item_without_a_request(llm_server: LLMServer) -> None:
     req = request(TEXT.replace("print(name)", "print('<|file_sep|>')"), events=())
-    with pytest.raises(PredictionError, match="sweep prompt current_window contains reserved tokens"):
+    with pytest.raises(PredictionError, match="sweep prompt original window contains reserved tokens"):
         predict(sweep_settings(llm_server), req)
     assert llm_server.requests == []
 

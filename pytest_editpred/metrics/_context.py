@@ -581,10 +581,11 @@ class ContextSummary:
     """The editable-context fields of Zed's ``SummaryJson`` (v1.15 names, §4.6).
 
     P/R/F1 are macro means over the results that have a coverage; TP/FP/FN are
-    pooled sums. ``avg_retrieved_context_bytes`` is the integer quotient of the
-    total by the number of results with related files (``33/2`` is 16), an empty
-    list of related files counting as 0 bytes. Every field is None when no result
-    applies, and then left out of the JSON.
+    pooled sums. ``avg_retrieved_context_bytes`` is the decimal mean of the bytes
+    over the results with related files (``124/5`` is 24.8; Zed's field is an
+    ``f64``), an empty list of related files counting as 0 bytes; only the report
+    rounds it. Every field is None when no result applies, and then left out of
+    the JSON.
     """
 
     editable_context_examples: int | None = None
@@ -600,7 +601,7 @@ class ContextSummary:
     editable_context_files_tp: int | None = None
     editable_context_files_fp: int | None = None
     editable_context_files_fn: int | None = None
-    avg_retrieved_context_bytes: int | None = None
+    avg_retrieved_context_bytes: float | None = None
     total_retrieved_context_bytes: int | None = None
     retrieved_context_examples: int | None = None
 
@@ -623,7 +624,8 @@ class ContextSummary:
         if sizes:
             values["total_retrieved_context_bytes"] = sum(sizes)
             values["retrieved_context_examples"] = len(sizes)
-            values["avg_retrieved_context_bytes"] = sum(sizes) // len(sizes)
+            # int / int is correctly rounded, as Rust's `total as f64 / count as f64`
+            values["avg_retrieved_context_bytes"] = sum(sizes) / len(sizes)
         return cls(**values)  # type: ignore[arg-type]  # keys are the field names above
 
     def to_summary_json(self) -> dict[str, int | float]:
@@ -647,21 +649,18 @@ def _pct(rate: float) -> str:
 
 
 _COLUMNS = ("LineP", "LineR", "LineF1", "LTP", "LFP", "LFN", "FileP", "FileR", "FileF1", "FTP", "FFP", "FFN")
-_WIDTHS = (6, 6, 6, 6, 6, 6, 6, 6, 6, 4, 4, 4)
+_WIDTHS = (6, 6, 6, 5, 5, 5, 6, 6, 6, 5, 5, 5)  # a rate is {:>5.1}% (6 wide), a count {:>5}
 
 
 def _line(
     name: str, lines: Sequence[float], line_counts: Sequence[int], files: Sequence[float], file_counts: Sequence[int]
 ) -> str:
-    """A table row: rates as Rust's ``{:>5.1}%``, counts right-aligned."""
+    """A table row: rates as Rust's ``{:>5.1}%``, counts as ``{:>5}``."""
     cells = [*(_pct(r) for r in lines), *map(str, line_counts), *(_pct(r) for r in files), *map(str, file_counts)]
     return f"{_name(name):<{_NAME_WIDTH}} " + " ".join(f"{cell:>{width}}" for cell, width in zip(cells, _WIDTHS))
 
 
-def _row(name: str, coverage: ContextCoverage | None) -> str:
-    if coverage is None:
-        return f"{_name(name):<{_NAME_WIDTH}} " + " ".join(f"{'-':>{width}}" for width in _WIDTHS)
-    c = coverage
+def _row(name: str, c: ContextCoverage) -> str:
     return _line(
         name,
         (c.lines_precision, c.lines_recall, c.lines_f1),
@@ -690,28 +689,32 @@ def format_context_report(rows: Sequence[tuple[str, ContextEvaluation]], limit: 
     """``ep eval --context-only``'s report (§4.6) for ``(example name, result)`` rows.
 
     Laid out as the ``ep eval`` table of ``reports`` (120 ``─`` wide here): the
-    header, one row per example (at most ``limit`` unless ``verbose``; a result with
-    no coverage shows dashes), then ``TOTAL / AVERAGE`` with macro-mean rates and
-    pooled counts over every row, ``Evaluated editable context coverage for N
-    examples``, the average retrieved size when some example had related files,
+    header, one row per example that has a coverage (an example with no expected
+    patch gets none, as in Zed; at most ``limit`` rows unless ``verbose``), the
+    closing separator. Only when some example has a coverage does more follow, as
+    in Zed: ``TOTAL / AVERAGE`` with macro-mean rates and pooled counts over every
+    covered example, ``Evaluated editable context coverage for N examples``, the
+    average retrieved size when some example had related files (Zed's
+    ``{:.0}``: the decimal mean rounded half to even, as Python's ``.0f`` does),
     and a blank line.
     """
     header = f"{'Example':<{_NAME_WIDTH}} " + " ".join(f"{title:>{width}}" for title, width in zip(_COLUMNS, _WIDTHS))
     lines = [_SEPARATOR, header, _SEPARATOR]
-    shown = rows if verbose else rows[:limit]
-    lines.extend(_row(name, result.coverage) for name, result in shown)
-    if len(shown) < len(rows):
-        lines.append(f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)")
+    covered = [(name, result.coverage) for name, result in rows if result.coverage is not None]
+    shown = covered if verbose else covered[:limit]
+    lines.extend(_row(name, coverage) for name, coverage in shown)
+    if len(shown) < len(covered):
+        lines.append(f"... and {len(covered) - len(shown)} more (use --verbose to see all {len(covered)} examples)")
     lines.append(_SEPARATOR)
     s = ContextSummary.from_results(result for _, result in rows)
     if s.editable_context_examples:
         lines.append(_total_row(s))
         lines.append(_SEPARATOR)
-    lines.append(f"Evaluated editable context coverage for {s.editable_context_examples or 0} examples")
-    if s.retrieved_context_examples:
-        lines.append(
-            f"Retrieved context size: {s.avg_retrieved_context_bytes} bytes avg "
-            f"({s.retrieved_context_examples} examples)"
-        )
-    lines.append("")
+        lines.append(f"Evaluated editable context coverage for {s.editable_context_examples} examples")
+        if s.avg_retrieved_context_bytes is not None:
+            lines.append(
+                f"Retrieved context size: {s.avg_retrieved_context_bytes:.0f} bytes avg "
+                f"({s.retrieved_context_examples} examples)"
+            )
+        lines.append("")
     return "\n".join(lines) + "\n"

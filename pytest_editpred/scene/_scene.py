@@ -41,8 +41,8 @@ from .._diff import (
     named_paths,
     path_candidates,
     resolve_path,
-    reverse_diff,
     split_lines,
+    undo_diff,
 )
 from .._exceptions import (
     CursorAmbiguousError,
@@ -231,7 +231,7 @@ def _rollback(example: Example, open_file: OpenFile) -> dict[str, str]:
     budget = PlacingBudget()  # one for all the chunks: 100,000 of them cost as one diff
     for chunk in reversed(_section_texts(example.edit_history)):
         try:
-            list(apply_sections(reverse_diff(chunk), buffers, open_file, budget=budget))
+            list(apply_sections(undo_diff(chunk), buffers, open_file, budget=budget))
         except DiffError as error:
             raise EditHistoryError(
                 "rolling the edit history back out of the uncommitted diff failed: " + error.reason,

@@ -39,9 +39,11 @@ Where this port had to choose (the spec is silent or says [unconfirmed]):
 * **Reserved tokens.** A field holding ``<|file_sep|>`` or ``</s>`` makes Zed fail
   the request; here that is a :class:`PredictionError` (the item fails and no request
   is sent), whose message starts with Zed's ``sweep prompt {field} contains reserved
-  tokens``. The field names are this port's: ``file_path``, ``original_window``,
-  ``current_window``, ``related file path``, ``related file content``, ``recent
-  change path``, ``recent change original``, ``recent change updated``.
+  tokens``, with Zed's field names and in Zed's order, so a prompt with reserved
+  tokens in two fields names the one Zed checks first: ``file path``, ``original
+  window``, ``current window``, then each change's ``recent change path``, ``recent
+  change original``, ``recent change updated``, then each related file's ``related
+  file path``, ``related file content``.
 * **An answer ending with ``⏎`` for a window without one** (a window that stops
   short of the file's end has no final ``⏎``, yet every block the model is shown ends
   with one) is not the window: it predicts inserting a ``⏎``, as Zed reads it (§5.5).
@@ -358,16 +360,16 @@ def _prompt(
     related: Sequence[tuple[str, str]],
 ) -> str:
     """§5.3's byte layout, after every field is checked for reserved tokens (§5.2)."""
-    _check("file_path", file_path, "the cursor path")
-    _check("current_window", current_window, file_path)
-    _check("original_window", original_window, file_path)
-    for path, content in related:
-        _check("related file path", path, "a related file's path")
-        _check("related file content", content, path)
+    _check("file path", file_path, "the cursor path")
+    _check("original window", original_window, file_path)
+    _check("current window", current_window, file_path)
     for change in changes:
         _check("recent change path", change.path, "an edit's path")
         _check("recent change original", change.original, change.path)
         _check("recent change updated", change.updated, change.path)
+    for path, content in related:
+        _check("related file path", path, "a related file's path")
+        _check("related file content", content, path)
     parts = [_block(path, content) for path, content in related]
     for change in changes:
         original = change.original + ("" if change.original.endswith("\n") else "\n")
