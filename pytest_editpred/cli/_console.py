@@ -54,9 +54,11 @@ class Console:
         self.err.flush()
         self._drawn = True
 
-    def summary(self, text: str) -> None:
+    def summary(self, text: str, *, err: bool = False) -> None:
+        """The last line of the command, on standard output; on standard error
+        (``err``) when standard output carries the command's data (JSONL)."""
         self._clear()
-        self.out.write(text + "\n")
+        (self.err if err else self.out).write(text + "\n")
 
     def _clear(self) -> None:
         if self._drawn:

@@ -1,13 +1,16 @@
 """Building corpora: examples cut from a repository's history, imported from the
-public next-edit data sets, checked and split (``zed-authoring-and-context.md``
-§1–§3, ``datasets.md``). No pytest here: the ``editpred`` command drives it.
+public next-edit data sets, checked, split, truncated and filtered by language
+(``zed-authoring-and-context.md`` §1–§3, ``datasets.md``). No pytest here: the ``editpred`` command drives it.
 """
 
 from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
+from ._languages import LanguageFilter, parse_list
 from ._lint import Finding, LintResult, lint
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitResult, SplitSpec, parse_spec, split
+from ._stream import Item, Output, Problem, read_items
+from ._truncate import Truncated, truncate_patch
 from ._write import ExampleWriter, Format
 from .split_commit import (
     COMMIT_REASONS,
@@ -25,6 +28,14 @@ from .split_commit import (
 )
 
 __all__ = [
+    "Item",
+    "LanguageFilter",
+    "Output",
+    "Problem",
+    "Truncated",
+    "parse_list",
+    "read_items",
+    "truncate_patch",
     "COMMIT_REASONS",
     "DEFAULT_MAX_COUNT",
     "FILE_REASONS",

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from .._exceptions import EditPredError
+from .._languages import language_of
 from .._limits import DEFAULT_LIMITS
 from .._safe_json import loads_bounded
 from .._text import change_between, normalize_line_endings, normalized_offset
@@ -65,48 +66,6 @@ MAX_ITEM_BYTES = DEFAULT_LIMITS.max_example_bytes
 CURSOR_CONTEXT = 3
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_LANGUAGES = {
-    ".py": "python",
-    ".pyi": "python",
-    ".java": "java",
-    ".go": "go",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".cxx": "cpp",
-    ".hpp": "cpp",
-    ".hh": "cpp",
-    ".hxx": "cpp",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".rs": "rust",
-    ".rb": "ruby",
-    ".cs": "csharp",
-    ".kt": "kotlin",
-    ".swift": "swift",
-    ".php": "php",
-    ".scala": "scala",
-    ".sh": "shell",
-    ".lua": "lua",
-    ".md": "markdown",
-    ".json": "json",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".toml": "toml",
-    ".css": "css",
-    ".html": "html",
-    ".ipynb": "jupyter",
-    ".sql": "sql",
-    ".r": "r",
-}
-_HASH_COMMENTS = frozenset({"python", "ruby", "shell", "yaml", "toml", "r"})
 
 
 class ImportSourceError(Exception):
@@ -298,8 +257,15 @@ def check_path(path: str, what: str = "path") -> str:
 
 
 def language(path: str) -> str | None:
-    """The language of a path, from its extension (None when unknown)."""
-    return _LANGUAGES.get(PurePosixPath(path).suffix.lower())
+    """The tag of a path's language (the one table of languages), None when unknown.
+
+    A ``.h`` header is ``c`` here, though Zed reads it as C++: the tag names the
+    header's own language, which only its neighbours tell (the Copilot import makes it
+    ``cpp`` among C++ files)."""
+    if PurePosixPath(path).suffix.lower() == ".h":
+        return "c"
+    found = language_of(path)
+    return found.tag if found is not None else None
 
 
 def creation_diff(path: str, text: str) -> str:
@@ -357,7 +323,8 @@ def cursor_block(path: str, text: str, offset: int) -> str:
     # Past the excerpt's last newline (the empty last row) there is no column the
     # reader keeps: the cursor goes to the end of its line's text there.
     at = min(offset - start, len(seen))
-    prefix = "#" if language(path) in _HASH_COMMENTS else "//"
+    found = language_of(path)
+    prefix = found.comment if found is not None else "//"
     return format_cursor_excerpt(excerpt, at, prefix)
 
 

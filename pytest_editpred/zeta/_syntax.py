@@ -22,9 +22,9 @@ minutes).
 from __future__ import annotations
 
 import threading
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from .._languages import language_of
 from .._text import nbytes
 from ._trees import parse
 
@@ -52,31 +52,14 @@ MAX_SYNTAX_DEPTH = 10_000
 #: How a file over a bound is filled in, for the notes.
 _FALLBACK = "so it gets no syntax ranges, as a file with no grammar (its regions grow line by line)"
 
-# Zed's path_suffixes per language. Zed's JavaScript uses the TSX grammar
-# (languages/src/javascript/config.toml: grammar = "tsx") [unconfirmed].
-_SUFFIXES: dict[str, str] = {
-    "py": "python",
-    "pyi": "python",
-    "mpy": "python",
-    "rs": "rust",
-    "ts": "typescript",
-    "cts": "typescript",
-    "mts": "typescript",
-    "tsx": "tsx",
-    "js": "tsx",
-    "jsx": "tsx",
-    "mjs": "tsx",
-    "cjs": "tsx",
-    "go": "go",
-}
-
 _local = threading.local()  # a Parser is not safe to share between threads
 
 
 def language_for_path(path: str) -> str | None:
-    """The grammar name for ``path``'s extension, or None."""
-    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower().lstrip(".")
-    return _SUFFIXES.get(suffix)
+    """The tree-sitter grammar of ``path``'s language (the one table of languages:
+    Zed parses JavaScript with the TSX grammar), or None."""
+    language = language_of(path)
+    return language.grammar if language is not None else None
 
 
 def _load_language(name: str) -> Any:
