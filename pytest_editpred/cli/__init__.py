@@ -19,7 +19,7 @@ __all__ = ["Console", "main"]
 
 #: subcommand module -> its parser is registered by ``register``; imported on start
 #: (each imports its heavy parts inside ``run``).
-SUBCOMMANDS = ("._split_commit", "._import", "._lint", "._split", "._report")
+SUBCOMMANDS = ("._split_commit", "._import", "._lint", "._split", "._report", "._prompt")
 
 
 def _parser() -> argparse.ArgumentParser:
