@@ -197,20 +197,31 @@ def flask_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("flask-cache")
 
 
-@pytest.mark.parametrize(
-    "provider,prompt_format", [("openai", "zeta2.1"), ("openai", "zeta"), ("openai-chat", "teacher")]
-)
-def test_zeds_flask_example_in_place(
+# (Zed's example, provider, format, text near its cursor every prompt holds). The
+# flask one: a 1,893-line cursor file in the real flask history; hello-world: an
+# accepted prediction in its history, its repository the bundle the package ships.
+ZED_CASES = [
+    ("flask--add-test-function.md", "openai", "zeta2.1", "def test_static_url_path():"),
+    ("flask--add-test-function.md", "openai", "zeta", "def test_static_url_path():"),
+    ("flask--add-test-function.md", "openai-chat", "teacher", "def test_static_url_path():"),
+    ("hello-world--rename-accepted-group-by.md", "openai", "zeta2", "function groupByCat"),
+    ("hello-world--rename-accepted-group-by.md", "anthropic", "teacher-jumps", "function groupByCat"),
+]
+
+
+@pytest.mark.parametrize("name,provider,prompt_format,near_cursor", ZED_CASES)
+def test_zeds_examples_in_place(
     pytester: pytest.Pytester,
     llm_server: LLMServer,
     capsysbinary: pytest.CaptureFixture[bytes],
     flask_cache: Path,
+    name: str,
     provider: str,
     prompt_format: str,
+    near_cursor: str,
 ) -> None:
-    """Zed's real example (a 1,893-line cursor file) against the real flask history,
-    the file read where it is."""
-    example = ZED / "flask--add-test-function.md"
+    """Zed's real example files, read where they are."""
+    example = ZED / name
     assert example.is_file() and FLASK_BUNDLE.is_file(), f"missing {example} or {FLASK_BUNDLE}"
     options = [
         f"--editpred-repo={FLASK_URL}={FLASK_BUNDLE}",
@@ -225,7 +236,7 @@ def test_zeds_flask_example_in_place(
     status, out, err = editpred(capsysbinary, "prompt", str(example), *options)
     assert (status, err) == (0, "")
     assert out == prompt_in(path, body).encode()
-    assert "def test_static_url_path():" in out.decode()  # the code after the cursor, in every format
+    assert near_cursor in out.decode()
 
 
 # -- several examples ---------------------------------------------------------------
@@ -319,6 +330,16 @@ def test_a_usage_error_is_one_line_and_status_2(
     assert (status, out) == (2, b"")
     [line] = err.splitlines()
     assert fnmatch.fnmatch(line, message), line
+
+
+def test_a_context_only_run_sends_no_prompt(project: Project, capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    example = project.example("calc--sub", SUB)
+    ini = project.pytester.path / "tox.ini"
+    ini.write_text(ini.read_text() + "\neditpred_context_only = true\n")
+    status, out, err = editpred(capsysbinary, "prompt", str(example), *OPENAI)
+    assert (status, out) == (2, b"")
+    [line] = err.splitlines()
+    assert line.startswith(f"editpred prompt: ini editpred_context_only is set in {ini}: a run scores the context")
 
 
 def test_an_example_that_cannot_be_shown_is_one_line_and_the_others_print(

@@ -65,7 +65,8 @@ key is needed.
 
 Exit status: 0 when every example was shown; 1 when some could not be; 2 for a
 usage error, a file that cannot be read, or a provider that sends no prompt
-(baseline, oracle, noop, replay, or a conftest.py's own editpred_completion)."""
+(baseline, oracle, noop, replay, a conftest.py's own editpred_completion for every
+example named, or a context-only run: ini editpred_context_only)."""
 
 
 def register(subparsers: Any) -> None:
@@ -172,7 +173,8 @@ def _unreadable(path: Path) -> tuple[str, str, str] | None:
 def _settings(args: argparse.Namespace) -> Any:
     """The run's settings for these examples: the ini file pytest would find, then
     the command line, read by the plugin's rules."""
-    from .._options import IniOptions, limits_from, repo_cache_dir, repo_mappings, settings_from
+    from .._exceptions import ConfigError
+    from .._options import IniOptions, get, limits_from, repo_cache_dir, repo_mappings, settings_from
     from ..corpus import PromptSettings, find_ini
 
     ini = find_ini(args.paths)
@@ -181,6 +183,12 @@ def _settings(args: argparse.Namespace) -> Any:
     else:  # pytest's rootdir without an ini file: the examples' common folder
         root = Path(os.path.commonpath([os.path.abspath(path.parent) for path in args.paths]))
     source = IniOptions(option=args, inipath=ini.path, rootpath=root, ini=ini.values)
+    if get(source, "context_only"):
+        raise ConfigError(
+            f"ini editpred_context_only is set in {ini.path}: a run scores the context alone and asks no model, "
+            "so it sends no prompt",
+            fix="Show the prompt of a run that asks a model: unset editpred_context_only.",
+        )
     return PromptSettings(
         provider=settings_from(source, lambda: None),
         cache_dir=repo_cache_dir(source),

@@ -69,11 +69,10 @@ CUT_MIN_TOKENS = 256
 
 @dataclass(frozen=True)
 class Outgoing:
-    """One request as a provider sends it: the endpoint's path, the JSON body
-    (``extra_body`` merged in), the prompt in it (a text, chat messages, or named
-    parts), and the window its answer is parsed against."""
+    """One request as a provider sends it: the JSON body (``extra_body`` merged in),
+    the prompt in it (a text, chat messages, or named parts), and the window its
+    answer is parsed against."""
 
-    path: str
     body: dict[str, Any]
     prompt: Any
     window: Window
@@ -165,7 +164,7 @@ class HTTPProvider(ABC):
         window = self.window(request)
         body, prompt = self.build(request, window)
         body.update(dict(self.settings.extra_body))
-        return Outgoing(self.path, body, prompt, window)
+        return Outgoing(body, prompt, window)
 
     async def complete(self, request: PredictionRequest) -> Prediction:
         sent = self.outgoing(request)
