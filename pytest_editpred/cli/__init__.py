@@ -19,7 +19,16 @@ __all__ = ["Console", "main"]
 
 #: subcommand module -> its parser is registered by ``register``; imported on start
 #: (each imports its heavy parts inside ``run``).
-SUBCOMMANDS = ("._split_commit", "._import", "._lint", "._split", "._truncate_patch", "._filter_languages", "._report")
+SUBCOMMANDS = (
+    "._split_commit",
+    "._import",
+    "._lint",
+    "._split",
+    "._truncate_patch",
+    "._filter_languages",
+    "._prompt",
+    "._report",
+)
 
 
 def _parser() -> argparse.ArgumentParser:

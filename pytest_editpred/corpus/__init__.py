@@ -7,6 +7,7 @@ from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
 from ._languages import LanguageFilter, parse_list
 from ._lint import Finding, LintResult, lint
+from ._prompt import PromptSettings, Rendered, no_prompt, render_prompts
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._stream import Item, Output, Problem, read_items
@@ -62,12 +63,16 @@ __all__ = [
     "Format",
     "LintResult",
     "LintSettings",
+    "PromptSettings",
+    "Rendered",
     "SplitResult",
     "SplitSpec",
     "find_ini",
     "import_examples",
     "lint",
+    "no_prompt",
     "parse_spec",
+    "render_prompts",
     "settings_from",
     "split",
 ]

@@ -23,7 +23,7 @@ from ._example import (
     RetrievedFile,
     Source,
 )
-from ._ids import example_id, safe_id
+from ._ids import example_id, safe_id, unique_id
 from ._json import from_json, from_jsonl, to_json
 from ._load import load_examples
 from ._markdown import expected_patch_insertion_point, fence, from_markdown, looks_like_example, to_markdown
@@ -53,4 +53,5 @@ __all__ = [
     "safe_id",
     "to_json",
     "to_markdown",
+    "unique_id",
 ]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ._example import Example
 
-__all__ = ["example_id", "safe_id"]
+__all__ = ["example_id", "safe_id", "unique_id"]
 
 _UNSAFE = re.compile(r"[\[\]\s.]+|::")
 
@@ -36,3 +36,14 @@ def example_id(example: Example) -> str:
     if path is not None and PurePath(path).suffix.lower() in (".md", ".json"):
         return safe_id(PurePath(path).stem) or safe_id(example.name)
     return safe_id(example.name) or (safe_id(PurePath(path).stem) if path else "")
+
+
+def unique_id(base: str, taken: set[str], fallback: str) -> str:
+    """``base`` as a pasteable id, numbered (``name-2``) if ``taken`` has it, and
+    added to ``taken``: the names of a file's items, as pytest's node ids show them."""
+    name = safe_id(base) or safe_id(fallback) or "example"
+    candidate, n = name, 2
+    while candidate in taken:
+        candidate, n = f"{name}-{n}", n + 1
+    taken.add(candidate)
+    return candidate

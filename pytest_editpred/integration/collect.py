@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .._exceptions import EditPredError
-from ..example import Example, example_id, load_examples, safe_id
+from ..example import Example, example_id, load_examples, unique_id
 from . import PREPARED_KEY, TRIALS_KEY
 from .paragraph import paragraph_report
 
@@ -113,16 +113,6 @@ def collection_hints(config: pytest.Config) -> list[str]:
     return lines
 
 
-def _item_name(base: str, taken: set[str], fallback: str) -> str:
-    """``base`` as a pasteable id (see :mod:`.._ids`), numbered if the file has it twice."""
-    name = safe_id(base) or safe_id(fallback) or "example"
-    candidate, n = name, 2
-    while candidate in taken:
-        candidate, n = f"{name}-{n}", n + 1
-    taken.add(candidate)
-    return candidate
-
-
 def _run_example(editpred_prediction: Any) -> None:
     """The call phase: judge the prediction made during setup."""
     editpred_prediction.conclude()
@@ -154,10 +144,10 @@ class ExampleFile(pytest.Module):
             if isinstance(loaded, EditPredError):
                 line = loaded.line if self.path.suffix.lower() == ".jsonl" else None
                 fallback = f"{self.path.stem}-{line - 1}" if line is not None else self.path.stem
-                name = _item_name(fallback, taken, self.path.stem)
+                name = unique_id(fallback, taken, self.path.stem)
                 items.append(ExampleItem.from_parent(self, name=name, callobj=_run_example, error=loaded))
                 continue
-            base = _item_name(example_id(loaded), taken, self.path.stem)
+            base = unique_id(example_id(loaded), taken, self.path.stem)
             for trial in range(1, trials + 1):
                 name = base if trials == 1 else f"{base}[t{trial}]"
                 items.append(

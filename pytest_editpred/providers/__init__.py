@@ -9,6 +9,24 @@ in ``BUILTIN``; third-party providers register under the entry-point group
 
 from __future__ import annotations
 
-from ._registry import BUILTIN, Completion, ProviderFactory, available, get_provider, unused_options
+from ._registry import (
+    BUILTIN,
+    Completion,
+    ProviderFactory,
+    available,
+    get_provider,
+    request_builder,
+    sending,
+    unused_options,
+)
 
-__all__ = ["BUILTIN", "Completion", "ProviderFactory", "available", "get_provider", "unused_options"]
+__all__ = [
+    "BUILTIN",
+    "Completion",
+    "ProviderFactory",
+    "available",
+    "get_provider",
+    "request_builder",
+    "sending",
+    "unused_options",
+]

@@ -34,9 +34,9 @@ class AnthropicMessages(HTTPProvider):
     name = "anthropic"
     path = "/v1/messages"
 
-    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None, connect: bool = True) -> None:
         self.prompt_name = teacher_prompt_name(settings, provider=self.name, default="teacher") or "teacher"
-        super().__init__(settings, http=http)
+        super().__init__(settings, http=http, connect=connect)
 
     def headers(self, key: Secret | None) -> dict[str, str | Secret]:
         headers: dict[str, str | Secret] = {"anthropic-version": ANTHROPIC_VERSION}

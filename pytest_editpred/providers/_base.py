@@ -34,6 +34,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import httpx
@@ -44,9 +45,18 @@ from ..judge import Prediction
 from ..scene import PredictionRequest
 from ._registry import Completion
 from .prompts import Answer, Window, window_for
-from .transport import Backoff, Endpoint, HTTPTransport, Reply, Secret, attach, bearer_headers, malformed
+from .transport import Backoff, Endpoint, HTTPTransport, Reply, Secret, attach, bearer_headers, malformed, wire_body
 
-__all__ = ["CUT_MIN_TOKENS", "CUT_SHARE", "HTTPProvider", "factory", "first_choice", "openai_usage", "prompt_cut_note"]
+__all__ = [
+    "CUT_MIN_TOKENS",
+    "CUT_SHARE",
+    "HTTPProvider",
+    "Outgoing",
+    "factory",
+    "first_choice",
+    "openai_usage",
+    "prompt_cut_note",
+]
 
 #: Zed's token estimate (``estimate_tokens``): UTF-8 bytes over this.
 BYTES_PER_TOKEN = 3
@@ -55,6 +65,22 @@ CUT_SHARE = 0.4
 #: ... when that is at least this many estimated tokens fewer (a short prompt's
 #: count says little about its cut).
 CUT_MIN_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One request as a provider sends it: the JSON body (``extra_body`` merged in),
+    the prompt in it (a text, chat messages, or named parts), and the window its
+    answer is parsed against."""
+
+    body: dict[str, Any]
+    prompt: Any
+    window: Window
+
+    @property
+    def wire(self) -> bytes:
+        """The body's bytes as the transport puts them on the wire."""
+        return wire_body(self.body)
 
 
 class HTTPProvider(ABC):
@@ -66,19 +92,25 @@ class HTTPProvider(ABC):
     #: How to give the server room for the whole prompt, said with a cut prompt.
     cut_fix: ClassVar[str] = "raise the server's context size (Ollama: num_ctx; llama.cpp: --ctx-size)"
 
-    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
+    endpoint: Endpoint
+
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None, connect: bool = True) -> None:
+        """``connect=False`` makes a provider that only builds requests
+        (:meth:`outgoing`), for ``editpred prompt``: it has no endpoint, so it needs
+        no base URL and no API key, and it cannot :meth:`complete`."""
         if self.needs_model and not settings.model:
             raise ConfigError(
                 f"provider {self.name!r} needs a model name",
                 fix="Give --editpred-model, the name the server serves the model under.",
             )
         self.settings = settings
-        self.endpoint = Endpoint(
-            settings, provider=self.name, path=self.path, http=http or HTTPTransport(settings), headers=self.headers
-        )
+        if connect:
+            self.endpoint = Endpoint(
+                settings, provider=self.name, path=self.path, http=http or HTTPTransport(settings), headers=self.headers
+            )
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.settings.model!r}, endpoint={self.endpoint!r})"
+        return f"{type(self).__name__}(model={self.settings.model!r}, endpoint={getattr(self, 'endpoint', None)!r})"
 
     # -- what each provider says ---------------------------------------------------
 
@@ -124,10 +156,19 @@ class HTTPProvider(ABC):
             options["stop"] = stop
         return options
 
-    async def complete(self, request: PredictionRequest) -> Prediction:
+    def outgoing(self, request: PredictionRequest) -> Outgoing:
+        """What :meth:`complete` sends for ``request``, built and not sent: the one
+        place a request body is made, so ``editpred prompt`` shows what a run sends.
+        Raises :class:`PredictionError` where the format sends nothing (a prompt
+        over its budget)."""
         window = self.window(request)
         body, prompt = self.build(request, window)
         body.update(dict(self.settings.extra_body))
+        return Outgoing(body, prompt, window)
+
+    async def complete(self, request: PredictionRequest) -> Prediction:
+        sent = self.outgoing(request)
+        body, prompt, window = sent.body, sent.prompt, sent.window
 
         def extract(data: Any) -> tuple[Reply, tuple[int | None, bool]]:
             return self.extract(data), self.prompt_read(data)
@@ -177,6 +218,7 @@ def factory(cls: type[HTTPProvider]) -> Callable[..., Completion]:
         return cls(settings, http=HTTPTransport(settings, transport=transport, backoff=backoff, rng=rng)).complete
 
     make.__name__ = make.__qualname__ = f"make_{cls.name.replace('-', '_')}"
+    setattr(make, "provider_class", cls)  # noqa: B010 (what editpred prompt builds: providers.request_builder)
     make.__doc__ = f"The {cls.name!r} provider: {(cls.__doc__ or '').strip().splitlines()[0]}"
     return make
 

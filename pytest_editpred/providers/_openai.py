@@ -62,11 +62,11 @@ class OpenAICompletions(HTTPProvider):
     name = "openai"
     path = "/v1/completions"
 
-    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None, connect: bool = True) -> None:
         # None: the Sweep prompt (checked first: ``sweep`` is no Zeta format name)
         sweep = sweep_selected(settings.prompt_format, settings.model)
         self.format = None if sweep else zeta_format(settings.prompt_format, settings.model)
-        super().__init__(settings, http=http)
+        super().__init__(settings, http=http, connect=connect)
 
     def window(self, request: PredictionRequest) -> Window:
         if self.format is None:
@@ -113,9 +113,9 @@ class OpenAIChat(HTTPProvider):
     name = "openai-chat"
     path = "/v1/chat/completions"
 
-    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None) -> None:
+    def __init__(self, settings: Settings, *, http: HTTPTransport | None = None, connect: bool = True) -> None:
         self.teacher = teacher_prompt_name(settings, provider=self.name, default=None)
-        super().__init__(settings, http=http)
+        super().__init__(settings, http=http, connect=connect)
 
     def window(self, request: PredictionRequest) -> Window:
         return teacher_window(request, self.teacher) if self.teacher else super().window(request)

@@ -4,13 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from .._exceptions import ConfigError
 from .._settings import Settings
 from ..judge import Prediction
 from ..scene import PredictionRequest
 
-__all__ = ["BUILTIN", "USES", "Completion", "ProviderFactory", "available", "get_provider", "unused_options"]
+if TYPE_CHECKING:
+    from ._base import Outgoing
+
+__all__ = [
+    "BUILTIN",
+    "USES",
+    "Completion",
+    "ProviderFactory",
+    "available",
+    "get_provider",
+    "request_builder",
+    "sending",
+    "unused_options",
+]
 
 Completion = Callable[[PredictionRequest], Prediction | Awaitable[Prediction]]
 ProviderFactory = Callable[[Settings], Completion]
@@ -49,6 +63,11 @@ USES: dict[str, frozenset[str]] = {
     "mistral-fim": _HTTP,
     "replay": frozenset({"replay"}),
 }
+
+
+def sending() -> list[str]:
+    """The built-in providers that send a prompt to a model server."""
+    return sorted(name for name, uses in USES.items() if "base_url" in uses)
 
 
 def unused_options(name: str, given: set[str]) -> list[str]:
@@ -93,3 +112,16 @@ def get_provider(name: str) -> ProviderFactory:
     if not callable(loaded):
         raise ConfigError(f"provider {name!r} is not callable", fix="Register a factory function.")
     return loaded  # type: ignore[no-any-return]
+
+
+def request_builder(settings: Settings) -> Callable[[PredictionRequest], Outgoing] | None:
+    """What makes the requests the provider ``settings.provider`` sends, built by its
+    own code and not sent (``editpred prompt``); None for a provider that sends no
+    prompt (oracle, noop, baseline, replay, or one of another package). Needs no base
+    URL and no API key; a :class:`ConfigError` for an unknown provider, a prompt
+    format it does not have, or a missing model name, as a run would say."""
+    cls = getattr(get_provider(settings.provider), "provider_class", None)
+    if cls is None:
+        return None
+    outgoing: Callable[[PredictionRequest], Outgoing] = cls(settings, connect=False).outgoing
+    return outgoing

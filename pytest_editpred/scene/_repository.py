@@ -170,8 +170,9 @@ class RepositoryCache:
     """Bare mirrors under ``cache_dir``, one per repository, shared by every process.
 
     ``mappings`` sends URLs (compared by :func:`url_key`) to a local clone, bare
-    repository or ``.bundle``; ``offline`` forbids every other source.
-    ``timeout`` (seconds) bounds each git command, so no run can hang.
+    repository or ``.bundle``; ``offline`` forbids every other source (an offline
+    miss names ``offline_by`` as what forbids it, and ``offline_fill`` as the way to
+    fill the cache). ``timeout`` (seconds) bounds each git command, so no run can hang.
     """
 
     def __init__(
@@ -181,6 +182,8 @@ class RepositoryCache:
         offline: bool = False,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        offline_by: str = "--editpred-offline",
+        offline_fill: str = "run once without --editpred-offline",
     ) -> None:
         self.dir = Path(os.path.abspath(Path(cache_dir).expanduser()))
         if ".pytest_cache" in self.dir.parts:
@@ -190,6 +193,8 @@ class RepositoryCache:
                 fix="Set EDITPRED_CACHE_DIR to a directory outside .pytest_cache.",
             )
         self.offline, self.timeout = offline, timeout
+        # What keeps it offline and how the cache is filled, as an offline miss says.
+        self.offline_by, self.offline_fill = offline_by, offline_fill
         self.mappings = {
             url_key(url): Path(os.path.abspath(Path(path).expanduser()))
             for url, path in {**BUILTIN_REPOS, **mappings}.items()
@@ -394,12 +399,12 @@ class Repository:
 
     def _need_network(self, what: str) -> None:
         if self._cache.offline and self.source is None:
+            by = self._cache.offline_by
             raise OfflineError(
                 f"{what} of {self.url.display} is not in the repository cache {self._cache.dir}, "
-                "and --editpred-offline forbids fetching it",
+                f"and {by} forbids fetching it",
                 fix="Map the URL to a local clone or bundle with --editpred-repo "
-                f"{self.url.display}=PATH, or run once without --editpred-offline to fill "
-                "the cache.",
+                f"{self.url.display}=PATH, or {self._cache.offline_fill} to fill the cache.",
             )
 
     def _clone_locked(self) -> None:

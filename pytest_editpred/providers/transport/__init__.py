@@ -7,6 +7,16 @@ records in front of either.
 """
 
 from ._endpoint import Endpoint, Reply, malformed
-from ._http import Backoff, HTTPTransport, Secret, attach, bearer_headers
+from ._http import Backoff, HTTPTransport, Secret, attach, bearer_headers, wire_body
 
-__all__ = ["Backoff", "Endpoint", "HTTPTransport", "Reply", "Secret", "attach", "bearer_headers", "malformed"]
+__all__ = [
+    "Backoff",
+    "Endpoint",
+    "HTTPTransport",
+    "Reply",
+    "Secret",
+    "attach",
+    "bearer_headers",
+    "malformed",
+    "wire_body",
+]

@@ -69,6 +69,7 @@ from ._plain_http import PlainHTTPTransport
 from ._secret import Secret, redact, redact_data, reveal_headers
 
 __all__ = [
+    "wire_body",
     "Backoff",
     "HTTPTransport",
     "HeaderHook",
@@ -427,6 +428,13 @@ async def _close_at_loop_shutdown(
         yield
 
 
+def wire_body(body: Mapping[str, Any]) -> bytes:
+    """The bytes of a request body on the wire: compact JSON in UTF-8, non-ASCII text
+    as it is. The one encoding, which ``editpred prompt --json`` prints too, so that
+    what it shows is what a server receives."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 class HTTPTransport:
     """POSTs JSON with retries; one :class:`_Pool` of clients per event loop."""
 
@@ -502,7 +510,7 @@ class HTTPTransport:
             return httpx.Request(
                 "POST",
                 _parsed(url),
-                content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
+                content=wire_body(body),
                 headers=list(reveal_headers({**_fixed_headers(), **headers(secret)})),
                 extensions={"timeout": httpx.Timeout(self.settings.timeout).as_dict()},
             )
