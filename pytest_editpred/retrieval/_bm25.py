@@ -45,19 +45,23 @@ _K1: Final = 1.2
 _B: Final = 0.75
 
 
-def chunk_rows(lines: Sequence[str]) -> list[tuple[int, int]]:
+def chunk_rows(
+    lines: Sequence[str],
+    target: int = BM25_CONTEXT_CHUNK_LINE_COUNT,
+    overlap: int = BM25_CONTEXT_CHUNK_OVERLAP_LINE_COUNT,
+) -> list[tuple[int, int]]:
     """The chunks ``[start, end)`` of a file's lines (each with its ``\\n``): about
-    40 rows, ending after the blank row nearest the 40th (within 10), overlapping
-    the next by 10 rows."""
+    ``target`` rows, ending after the blank row nearest the ``target``-th (within
+    ``overlap``), overlapping the next by ``overlap`` rows."""
     n = len(lines)
     chunks: list[tuple[int, int]] = []
     start = 0
     while start < n:
-        ideal = min(start + BM25_CONTEXT_CHUNK_LINE_COUNT, n)
+        ideal = min(start + target, n)
         end = ideal
         if ideal < n:
-            low = max(ideal - BM25_CONTEXT_CHUNK_OVERLAP_LINE_COUNT, start + 1)
-            high = min(ideal + BM25_CONTEXT_CHUNK_OVERLAP_LINE_COUNT, n) - 1
+            low = max(ideal - overlap, start + 1)
+            high = min(ideal + overlap, n) - 1
             blanks = [row for row in range(low, high + 1) if is_blank(lines[row])]
             if blanks:
                 end = min(blanks, key=lambda row: (abs(row - ideal), row)) + 1
@@ -68,7 +72,7 @@ def chunk_rows(lines: Sequence[str]) -> list[tuple[int, int]]:
         chunks.append((start, end))
         if end == n:
             break
-        following = max(0, end - BM25_CONTEXT_CHUNK_OVERLAP_LINE_COUNT)
+        following = max(0, end - overlap)
         start = following if following > start else end
     return chunks
 
