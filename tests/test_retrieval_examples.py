@@ -16,21 +16,12 @@ CART = (
     "    def add(self, name, price):\n        self.items.append((name, price))\n\n"
     "    def total(self):\n        return sum(p for _, p in self.items)\n"
 )
-SHOP_HISTORY = """\
---- a/util.py
-+++ b/util.py
-@@ -1,2 +1,2 @@
- def money(cents):
--    return f"${cents / 100}"
-+    return f"${cents / 100:.2f}"
---- a/cart.py
-+++ b/cart.py
-@@ -10,3 +10,3 @@
- 
-     def total(self):
--        return sum(p for _, p in self.items)
-+        return money(sum(p for _, p in self.items))
-"""
+SHOP_HISTORY = (
+    "--- a/util.py\n+++ b/util.py\n@@ -1,2 +1,2 @@\n def money(cents):\n"
+    '-    return f"${cents / 100}"\n+    return f"${cents / 100:.2f}"\n'
+    "--- a/cart.py\n+++ b/cart.py\n@@ -10,3 +10,3 @@\n \n     def total(self):\n"
+    "-        return sum(p for _, p in self.items)\n+        return money(sum(p for _, p in self.items))\n"
+)
 SHOP_CURSOR = "        return money(<|user_cursor|>sum(p for _, p in self.items))\n"
 
 W1_OUTPUT = r"""
@@ -102,7 +93,12 @@ def test_w3_git_log(tmp_path: Path) -> None:
     since, cannot be opened and its order 3 stays unused."""
     init = {"a.py": "from b import two\n\nprint(two())\n", "b.py": "def two():\n    return 1\n", "c.py": "THREE = 0"}
     with scene_of(
-        tmp_path, "kit", init, commits=W3_COMMITS, cursor_path="a.py", cursor="print(two())\nprint(<|user_cursor|>two())\n"
+        tmp_path,
+        "kit",
+        init,
+        commits=W3_COMMITS,
+        cursor_path="a.py",
+        cursor="print(two())\nprint(<|user_cursor|>two())\n",
     ) as scene:
         assert as_json(retrieve(scene, "git-log")) == json.loads(W3_OUTPUT)
 
@@ -159,14 +155,21 @@ def test_w5_oracle_snippet_and_file(tmp_path: Path) -> None:
     """The snippet (rows 4..65, order 0) and the file (order 1) split into three
     segments, which coalescing folds back into one excerpt labelled oracle_snippet."""
     with scene_of(
-        tmp_path, "lib", {"src/vals.py": VALS}, cursor_path="src/vals.py", cursor="v30 = <|user_cursor|>30\n", expected=[W5_PATCH]
+        tmp_path,
+        "lib",
+        {"src/vals.py": VALS},
+        cursor_path="src/vals.py",
+        cursor="v30 = <|user_cursor|>30\n",
+        expected=[W5_PATCH],
     ) as scene:
         [file] = retrieve(scene, "oracle-snippet,oracle-file")
         assert as_json([file]) == [
             {
                 "path": "lib/src/vals.py",
                 "max_row": 70,
-                "excerpts": [{"row_range": {"start": 0, "end": 70}, "text": VALS, "order": 0, "context_source": "oracle_snippet"}],
+                "excerpts": [
+                    {"row_range": {"start": 0, "end": 70}, "text": VALS, "order": 0, "context_source": "oracle_snippet"}
+                ],
                 "in_open_source_repo": False,
             }
         ]
@@ -174,3 +177,88 @@ def test_w5_oracle_snippet_and_file(tmp_path: Path) -> None:
         [snippet] = retrieve(scene, "oracle-snippet")[0].excerpts
         assert (snippet.start_row, snippet.end_row, snippet.order) == (4, 65, 0)
         assert snippet.text == "".join(f"v{k} = {k}\n" for k in range(4, 65))
+
+
+def test_w2_ranges_and_orders_before_the_split(tmp_path: Path) -> None:
+    """W2's table: each collector's order from next_order (edit_history's from the
+    entry index), and bm25's scores cart ≈ 74.165, util ≈ 22.425 from the old disk."""
+    from pytest_editpred.retrieval._bm25 import _index, _scores, query_terms
+    from pytest_editpred.retrieval._history import edit_entries
+    from pytest_editpred.retrieval._retrieve import collect
+    from pytest_editpred.retrieval._workspace import Workspace
+
+    with shop(tmp_path) as scene:
+        space = collect(
+            scene, {"cursor_excerpt", "current_file", "edit_history", "edit_history_file", "git_log", "bm25"}
+        )
+        got = {path: [(r.start, r.end, r.order, r.source) for r in ranges] for path, ranges in space.ranges.items()}
+        entries = edit_entries(scene.events, scene.buffers)
+        bare = Workspace(scene, "shop")
+        query = query_terms(bare, entries)
+        documents = _index(bare, query, False)
+        assert documents is not None
+        scores = {d.path: round(score, 3) for score, d in _scores(documents, query)}
+    assert got == {
+        "cart.py": [
+            ((3, 0), (12, 0), 0, "cursor_excerpt"),
+            ((0, 0), (12, 0), 0, "current_file"),
+            ((3, 0), (12, 0), 2, "edit_history"),
+            ((0, 0), (12, 0), 4, "edit_history_file"),
+            ((0, 0), (12, 0), 6, "bm25"),
+        ],
+        "util.py": [
+            ((0, 0), (6, 0), 1, "edit_history"),
+            ((0, 0), (6, 0), 3, "edit_history_file"),
+            ((0, 0), (6, 0), 5, "git_log"),
+            ((0, 0), (6, 0), 7, "bm25"),
+        ],
+    }
+    assert query["self"] == 18.0 and query["money"] == 8.0
+    assert [(d.path, d.start, d.end, d.length) for d in documents] == [("cart.py", 0, 12, 35), ("util.py", 0, 6, 16)]
+    assert scores == {"cart.py": 74.165, "util.py": 22.425}
+
+
+def test_w4_scores(tmp_path: Path) -> None:
+    from pytest_editpred.retrieval._bm25 import _index, _scores, query_terms
+    from pytest_editpred.retrieval._workspace import Workspace
+
+    with calc(tmp_path) as scene:
+        space = Workspace(scene, "calc")
+        query = query_terms(space, [])
+        documents = _index(space, query, False)
+        assert documents is not None
+        scores = {d.path: round(score, 4) for score, d in _scores(documents, query)}
+    assert query == {
+        "number": 3,
+        "parse": 3,
+        "parse_number": 3,
+        "ops": 3,
+        "py": 3,
+        **dict.fromkeys(["add", "add_numbers", "def", "from", "import", "numbers", "parser", "return"], 1),
+    }
+    assert [(d.path, d.length) for d in documents] == [
+        ("README.md", 7),
+        ("ops.py", 21),
+        ("parser.py", 26),
+        ("tests/test_ops.py", 24),
+    ]
+    assert scores == {"ops.py": 18.6065, "parser.py": 11.8145, "tests/test_ops.py": 8.4814, "README.md": 0.4835}
+
+
+def test_w5_library_result_keeps_the_three_segments(tmp_path: Path) -> None:
+    from pytest_editpred.retrieval import collect_editable_context
+
+    with scene_of(
+        tmp_path,
+        "lib",
+        {"src/vals.py": VALS},
+        cursor_path="src/vals.py",
+        cursor="v30 = <|user_cursor|>30\n",
+        expected=[W5_PATCH],
+    ) as scene:
+        [file] = collect_editable_context(scene, {"oracle_snippet", "oracle_file"})
+    assert [(e.start_row, e.end_row, e.order, e.context_source) for e in file.excerpts] == [
+        (0, 4, 1, "oracle_file"),
+        (4, 65, 0, "oracle_snippet"),
+        (65, 70, 1, "oracle_file"),
+    ]

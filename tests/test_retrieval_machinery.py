@@ -191,7 +191,10 @@ def test_the_downstream_byte_limit_is_the_metrics_one_w7() -> None:
     kept = limit_retrieved_context_to_bytes([animals, main], 99)
     assert [f.path for f in kept] == ["zoo/main.py"]
     kept = limit_retrieved_context_to_bytes([animals, main], 138)
-    assert [(f.path, [e.start_row for e in f.excerpts]) for f in kept] == [("zoo/animals.py", [8]), ("zoo/main.py", [0])]
+    assert [(f.path, [e.start_row for e in f.excerpts]) for f in kept] == [
+        ("zoo/animals.py", [8]),
+        ("zoo/main.py", [0]),
+    ]
 
 
 def test_path_order_is_rusts() -> None:

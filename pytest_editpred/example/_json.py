@@ -7,9 +7,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from collections.abc import Iterable
 from typing import Any, TypeVar
 
 from .._exceptions import JSONFormatError

@@ -12,12 +12,13 @@ writes them in ``ep``'s shape; ``limit_retrieved_context_to_bytes`` (in
 
 from ._fxhash import oracle_padding
 from ._merge import coalesce_touching_excerpts, merge_context_files
-from ._retrieve import LspSource, retrieve, root_name
+from ._retrieve import LspSource, collect_editable_context, retrieve, root_name
 from ._tokens import tokenize
 
 __all__ = [
     "LspSource",
     "coalesce_touching_excerpts",
+    "collect_editable_context",
     "merge_context_files",
     "oracle_padding",
     "retrieve",

@@ -15,7 +15,13 @@ from typing import Final
 from ._paths import path_key
 from ._workspace import Workspace
 
-__all__ = ["GIT_LOG_COMMIT_COUNT", "GIT_LOG_CONTEXT_FILE_COUNT", "GIT_LOG_CONTEXT_LINE_COUNT", "git_log", "related_paths"]
+__all__ = [
+    "GIT_LOG_COMMIT_COUNT",
+    "GIT_LOG_CONTEXT_FILE_COUNT",
+    "GIT_LOG_CONTEXT_LINE_COUNT",
+    "git_log",
+    "related_paths",
+]
 
 GIT_LOG_COMMIT_COUNT: Final = 5000
 GIT_LOG_CONTEXT_FILE_COUNT: Final = 10

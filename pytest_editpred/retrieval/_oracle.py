@@ -44,7 +44,9 @@ def oracle_targets(patches: tuple[str, ...]) -> list[OracleTarget]:
             line = raw.removesuffix("\r")
             parsed = classify(line)
             if parsed.kind is Kind.OLD_PATH:
-                current = None if parsed.text == _DEV_NULL else targets.setdefault(parsed.text, OracleTarget(parsed.text))
+                current = (
+                    None if parsed.text == _DEV_NULL else targets.setdefault(parsed.text, OracleTarget(parsed.text))
+                )
             elif parsed.kind is Kind.NEW_PATH and parsed.text != _DEV_NULL:
                 target = targets.setdefault(parsed.text, OracleTarget(parsed.text))
                 current = current or target

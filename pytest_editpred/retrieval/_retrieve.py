@@ -8,7 +8,7 @@ lsp list (§3). An lsp-only run returns the lsp list untouched, as Zed does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..metrics import parse_context_types
@@ -24,7 +24,7 @@ from ._workspace import Workspace
 if TYPE_CHECKING:
     from ..scene import Scene
 
-__all__ = ["LspSource", "retrieve", "root_name"]
+__all__ = ["LspSource", "collect", "collect_editable_context", "retrieve", "root_name"]
 
 LspSource = Callable[["Scene"], Sequence[RelatedFile]]
 """The ``lsp`` source: the scene's related files from definitions near the cursor."""
@@ -53,9 +53,14 @@ def retrieve(scene: Scene, types: str | Iterable[str], lsp: LspSource | None = N
     """
     sources = parse_context_types(types)
     lsp_files = list(lsp(scene)) if "lsp" in sources and lsp is not None else []
-    editable = sources - {"lsp"}
-    if not editable:
+    if not sources - {"lsp"}:
         return tuple(lsp_files)
+    return tuple(merge_context_files(lsp_files, collect_editable_context(scene, sources)))
+
+
+def collect(scene: Scene, sources: Collection[str]) -> Workspace:
+    """The workspace after the selected editable collectors ran, in §2.1's order."""
+    editable = set(sources) - {"lsp"}
     entries = edit_entries(scene.events, scene.buffers) if editable & _HISTORY_READERS else []
     space = Workspace(scene, root_name(scene), untitled_paths(scene.events, scene.buffers))
     if "cursor_excerpt" in editable:
@@ -74,4 +79,13 @@ def retrieve(scene: Scene, types: str | Iterable[str], lsp: LspSource | None = N
         bm25(space, entries, "lsp" in sources)
     if "oracle_file" in editable:
         oracle_file(space)
-    return tuple(merge_context_files(lsp_files, space.related_files()))
+    return space
+
+
+def collect_editable_context(scene: Scene, sources: Collection[str]) -> list[RelatedFile]:
+    """Zed's ``collect_editable_context``: the editable sources among ``sources``
+    (source names such as ``bm25``, ``cursor_excerpt``), each buffer's ranges split
+    so they do not overlap, files in editable order, **not** coalesced (``ep
+    context`` coalesces them when it merges). ``lsp`` in ``sources`` only says the
+    lsp step ran and saved the cursor buffer, which bm25 then reads."""
+    return collect(scene, sources).related_files()

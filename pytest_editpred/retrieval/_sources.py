@@ -48,7 +48,9 @@ def edit_history(space: Workspace, entries: Sequence[EditEntry]) -> None:
         buffer = space.buffer(entry.path)
         if buffer is None:
             continue
-        start, end = buffer.expanded(buffer.point(entry.start), buffer.point(entry.end), EDIT_HISTORY_CONTEXT_LINE_COUNT)
+        start, end = buffer.expanded(
+            buffer.point(entry.start), buffer.point(entry.end), EDIT_HISTORY_CONTEXT_LINE_COUNT
+        )
         space.add(entry.path, start, end, index + 1, "edit_history")
 
 

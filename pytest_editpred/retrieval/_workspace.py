@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .._exceptions import MissingFileError
+from .._exceptions import SceneError
 from ..zeta import RelatedExcerpt, RelatedFile
 from ._buffer import Buffer, Point
 from ._paths import path_key
@@ -38,13 +38,14 @@ class Workspace:
 
     def buffer(self, path: str) -> Buffer | None:
         """The buffer of a worktree-relative path, opened on first use; None when the
-        file cannot be opened (missing, deleted by the history, not UTF-8)."""
+        file cannot be opened (missing, deleted by the history, not UTF-8, a name git
+        quoted)."""
         if path not in self._buffers:
             text = self.scene.buffers.get(path)
             if text is None:
                 try:
                     found = self.scene.open_file(path)
-                except MissingFileError:  # not UTF-8: Zed's buffer cannot load it either
+                except SceneError:  # not UTF-8, or a path git quoted: Zed cannot open it either
                     found = None
                 text = None if found is None else found[1]
             self._buffers[path] = None if text is None else Buffer(text)
