@@ -274,3 +274,22 @@ def test_oracle_skips_what_it_cannot_open_and_snaps_an_insertion_to_one_row(tmp_
         assert (file.path, excerpt.start_row, excerpt.end_row, excerpt.order) == ("lib/src/vals.py", start, end, 0)
         [file] = retrieve(scene, "oracle-file")
         assert [(e.start_row, e.end_row, e.order) for e in file.excerpts] == [(0, 100, 0)]
+
+
+def test_renamed_and_deleted_files_in_the_history(tmp_path: Path) -> None:
+    """A renamed buffer keeps its entries under its new path; a buffer the history
+    deletes is closed, so its entries no longer count."""
+    rename = "--- a/a.py\n+++ b/b.py\n@@ -1,1 +1,1 @@\n-line_0 = 0\n+line_0 = 5\n"
+    delete = "--- a/c.py\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-line_0 = 1\n-line_1 = 1\n-line_2 = 2\n"
+    history = section("c.py", 0, "line_0 = 0", "line_0 = 1") + rename + delete
+    with scene_of(
+        tmp_path,
+        "p",
+        {"a.py": lines(3), "c.py": lines(3), "m.py": "m = 1\n"},
+        cursor_path="m.py",
+        cursor="m<|user_cursor|> = 1\n",
+        history=history,
+    ) as scene:
+        assert [(e.path, e.untitled) for e in edit_entries(scene.events, scene.buffers)] == [("b.py", False)]
+        files = retrieve(scene, "edit-history")
+    assert [(f.path, rows(files, f.path.split("/")[-1])) for f in files] == [("p/b.py", [(0, 3, 1, "edit_history")])]

@@ -89,7 +89,8 @@ def lsp_files(_: Scene) -> list[RelatedFile]:
 def test_lsp_alone_is_the_lsp_list_untouched(scene: Scene) -> None:
     assert retrieve(scene, "lsp", lsp=lsp_files) == tuple(lsp_files(scene))  # not coalesced
     assert retrieve(scene, "lsp") == ()  # no server: nothing
-    assert retrieve(scene, []) == ()  # no value at all: nothing selected
+    # no value at all is Zed's default, lsp
+    assert retrieve(scene, [], lsp=lsp_files) == retrieve(scene, lsp=lsp_files) == tuple(lsp_files(scene))
 
 
 def test_none_is_an_empty_list(scene: Scene) -> None:

@@ -42,16 +42,16 @@ def root_name(scene: Scene) -> str:
     return tail.removesuffix(".git")
 
 
-def retrieve(scene: Scene, types: str | Iterable[str], lsp: LspSource | None = None) -> tuple[RelatedFile, ...]:
+def retrieve(scene: Scene, types: str | Iterable[str] = "lsp", lsp: LspSource | None = None) -> tuple[RelatedFile, ...]:
     """``prompt_inputs.related_files`` for ``types``, ``ep context --type``'s values
     (comma-separated and/or repeated; an unknown one is a
-    :class:`~pytest_editpred.ContextTypeError`).
+    :class:`~pytest_editpred.ContextTypeError`). No value is Zed's default, ``lsp``.
 
     ``lsp`` is called when ``lsp`` is selected; without it the lsp list is empty, as
     in Zed with no language server. Since Zed's lsp step saves the cursor buffer,
     ``bm25`` then reads the cursor file as the buffer holds it.
     """
-    sources = parse_context_types(types)
+    sources = parse_context_types(types if isinstance(types, str) else (list(types) or ["lsp"]))
     lsp_files = list(lsp(scene)) if "lsp" in sources and lsp is not None else []
     if not sources - {"lsp"}:
         return tuple(lsp_files)
