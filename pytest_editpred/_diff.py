@@ -842,10 +842,10 @@ def reverse_diff(diff: str) -> str:
     does (a ``\\r`` before a ``\\n`` is dropped, as :func:`split_lines` does).
 
     Zed's ``reverse_diff`` swaps the two header lines as text (``+++ a/file.rs``
-    then ``--- b/file.rs``). Here the paths stay readable, on purpose: the only
-    caller is the scene's rollback of an edit history already in the uncommitted
-    diff, which applies the result at once, so no header reaches a score, a record
-    or any output (``tests/test_port_rules.py`` checks that), and a renamed file
+    then ``--- b/file.rs``). Here the paths stay readable, on purpose: the callers
+    (the scene's rollback of an edit history already in the uncommitted diff, and
+    retrieval undoing the scene's edit events) apply the result at once, so no
+    header reaches a score, a record or any output (``tests/test_port_rules.py`` checks that), and a renamed file
     rolls back to its old name.
     """
     out: list[str] = []

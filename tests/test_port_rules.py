@@ -126,8 +126,9 @@ def test_reverse_diff_keeps_the_paths_under_the_prefix_rule() -> None:
 def test_reverse_diff_headers_never_leave_the_rollback() -> None:
     # Zed swaps the header lines as text; ours keep readable paths (see the
     # docstring). That is safe only while the reversed diff's text reaches nothing
-    # but the applier: the package calls reverse_diff in one place, the scene's
-    # rollback, and hands the result straight to apply_sections.
+    # but the applier: the package calls reverse_diff in two places, the scene's
+    # rollback and retrieval's undoing of the edit events, and hands the result
+    # straight to apply_sections.
     import ast
 
     package = Path(__file__).resolve().parents[1] / "pytest_editpred"
@@ -140,7 +141,7 @@ def test_reverse_diff_headers_never_leave_the_rollback() -> None:
                 parent = parents[node]
                 assert isinstance(parent, ast.Call), f"{path.name}: reverse_diff's result is kept"
                 calls.append((path.relative_to(package).as_posix(), getattr(parent.func, "id", "")))
-    assert calls == [("scene/_scene.py", "apply_sections")]
+    assert calls == [("retrieval/_history.py", "apply_sections"), ("scene/_scene.py", "apply_sections")]
 
 
 # -- 4. an unclosed code fence in a chat answer is no block -------------------------
