@@ -293,3 +293,21 @@ def test_renamed_and_deleted_files_in_the_history(tmp_path: Path) -> None:
         assert [(e.path, e.untitled) for e in edit_entries(scene.events, scene.buffers)] == [("b.py", False)]
         files = retrieve(scene, "edit-history")
     assert [(f.path, rows(files, f.path.split("/")[-1])) for f in files] == [("p/b.py", [(0, 3, 1, "edit_history")])]
+
+
+def test_an_event_whose_edits_cancel_out_is_dropped_when_it_closes(tmp_path: Path) -> None:
+    there = section("a.py", 5, "line_5 = 5", "line_5 = 50")
+    back = section("a.py", 5, "line_5 = 50", "line_5 = 5")
+    history = there + back + section("b.py", 0, "line_0 = 0", "line_0 = 1")
+    with scene_of(
+        tmp_path,
+        "p",
+        {"a.py": lines(10), "b.py": lines(3)},
+        cursor_path="b.py",
+        cursor="line_1<|user_cursor|> = 1\n",
+        history=history,
+    ) as scene:
+        assert [e.path for e in edit_entries(scene.events, scene.buffers)] == ["b.py"]
+        # still pending, the same two edits would be an entry: the last event is not re-diffed
+        pending = edit_entries(scene.events[:2], {**scene.buffers, "a.py": lines(10)})
+        assert [e.path for e in pending] == ["a.py"]

@@ -20,11 +20,12 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import count
 from typing import Final
 
 from .._diff import apply_sections, reverse_diff
 from .._exceptions import DiffError
-from .._text import change_between, nbytes
+from .._text import Change, change_between, nbytes
 from ..scene import EditEvent
 from ._buffer import Buffer
 
@@ -105,15 +106,41 @@ def _move(offset: int, start: int, old_end: int, new_end: int, left: bool) -> in
     return new_end
 
 
+def _moved(span: tuple[int, int], change: Change) -> tuple[int, int]:
+    """An anchored range after ``change``: its start biased left, its end right."""
+    return (
+        _move(span[0], change.start, change.before_end, change.after_end, True),
+        _move(span[1], change.start, change.before_end, change.after_end, False),
+    )
+
+
 @dataclass
 class _Event:
+    """A pending or closed event: its buffer, its path when it began, the buffer's
+    text before its first edit (``base``) and after its last (``text``), and its
+    edits' ranges, moved by every later edit of the buffer."""
+
     buffer: int
     path: str
     base: str
+    text: str
     ranges: list[tuple[int, int]] = field(default_factory=list)
 
     def total(self) -> tuple[int, int]:
         return min(s for s, _ in self.ranges), max(e for _, e in self.ranges)
+
+
+def _kept_when_closed(event: _Event, path: str | None) -> bool:
+    """Re-diffed over its total range when it closes: an event is dropped when its
+    region is too big to diff, or when it changed nothing and did not rename."""
+    change = change_between(event.base, event.text)
+    if change.empty and event.path == path:
+        return False
+    start, end = event.total()
+    return (
+        _rows_bytes(event.base, change.start, change.before_end) <= EDIT_HISTORY_DIFF_SIZE_LIMIT
+        and _rows_bytes(event.text, start, end) <= EDIT_HISTORY_DIFF_SIZE_LIMIT
+    )
 
 
 def edit_entries(events: Sequence[EditEvent], buffers: Mapping[str, str]) -> list[EditEntry]:
@@ -123,77 +150,48 @@ def edit_entries(events: Sequence[EditEvent], buffers: Mapping[str, str]) -> lis
         return []
     ids: dict[str, int] = {}  # path -> buffer id (a rename keeps the buffer)
     untitled: set[int] = set()
-    texts: dict[int, str] = {}
     closed: deque[_Event] = deque(maxlen=_MAX_CLOSED_EVENTS)
     pending: _Event | None = None
-
-    def close() -> None:
-        nonlocal pending
-        if pending is None:
-            return
-        event, pending = pending, None
-        text = texts[event.buffer]
-        change = change_between(event.base, text)
-        start, end = event.total()
-        if change.empty and event.path == _path_of(event.buffer):
-            return
-        if (
-            _rows_bytes(event.base, change.start, change.before_end) > EDIT_HISTORY_DIFF_SIZE_LIMIT
-            or _rows_bytes(text, start, end) > EDIT_HISTORY_DIFF_SIZE_LIMIT
-        ):
-            return
-        closed.append(event)
-
-    def _path_of(buffer: int) -> str | None:
-        return next((p for p, b in ids.items() if b == buffer), None)
-
-    next_id = 0
+    numbers = count(1)
     for section in sections:
         if section.after is None:  # a deleted file: no buffer edit, the buffer closes
             ids.pop(section.old_path, None)
             continue
+        found = None if section.before is None else ids.pop(section.old_path, None)
+        buffer = next(numbers) if found is None else found
         if section.before is None:
-            buffer = next_id = next_id + 1
             untitled.add(buffer)
-            before = ""
-        else:
-            if section.old_path not in ids:
-                next_id += 1
-                ids[section.old_path] = next_id
-                texts[next_id] = section.before
-            buffer = ids.pop(section.old_path)
-            before = section.before
         ids[section.path] = buffer
-        after = section.after
-        texts[buffer] = after
+        before, after = section.before or "", section.after
         change = change_between(before, after)
         if change.empty:
             continue
-        for event in [*closed, *([pending] if pending else [])]:
-            if event.buffer == buffer:
-                event.ranges = [
-                    (
-                        _move(s, change.start, change.before_end, change.after_end, True),
-                        _move(e, change.start, change.before_end, change.after_end, False),
-                    )
-                    for s, e in event.ranges
-                ]
         new = (change.start, change.after_end)
-        if (
+        too_big = (
             _rows_bytes(before, change.start, change.before_end) > EDIT_HISTORY_DIFF_SIZE_LIMIT
             or _rows_bytes(after, *new) > EDIT_HISTORY_DIFF_SIZE_LIMIT
-        ):
-            close()
-            continue
-        if (
-            pending is not None
+        )
+        joins = (
+            not too_big
+            and pending is not None
             and pending.buffer == buffer
-            and _row_distance(after, pending.ranges[-1], new) <= CHANGE_GROUPING_LINE_SPAN
-        ):
-            pending.ranges.append(new)
+            and _row_distance(after, _moved(pending.ranges[-1], change), new) <= CHANGE_GROUPING_LINE_SPAN
+        )
+        if not joins and pending is not None:
+            ending = pending
+            if _kept_when_closed(ending, next((p for p, b in ids.items() if b == ending.buffer), None)):
+                closed.append(ending)
+            pending = None
+        for event in [*closed, *([pending] if pending else [])]:
+            if event.buffer == buffer:
+                event.ranges = [_moved(span, change) for span in event.ranges]
+        if too_big:
             continue
-        close()
-        pending = _Event(buffer, section.path, before, [new])
+        if pending is not None:  # it joins
+            pending.ranges.append(new)
+            pending.text = after
+        else:
+            pending = _Event(buffer, section.path, before, after, [new])
     entries = [*closed, *([pending] if pending else [])]
     open_paths = {b: p for p, b in ids.items()}
     return [
