@@ -150,6 +150,7 @@ _ERRORS = (
     "MissingAnswerError",
     "PredictionError",
     "ConfigError",
+    "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
 )

@@ -874,9 +874,10 @@ def undo_diff(diff: str) -> str:
     places, so the section starts at the right path; ``+++ /dev/null`` becomes
     ``--- /dev/null``. So a renamed file rolls back to its old name, a created
     one is deleted and a deleted one created again, which Zed's text swap cannot
-    do. The scene's rollback of an edit history already in the uncommitted diff
-    applies it at once; no header of it reaches a score, a record or any output
-    (``tests/test_port_rules.py`` checks that).
+    do. The scene's rollback of an edit history already in the uncommitted diff,
+    and retrieval undoing the scene's edit events, apply it at once; no header of
+    it reaches a score, a record or any output (``tests/test_port_rules.py``
+    checks that).
 
     Lines are joined with ``\\n``; the result ends with one exactly when ``diff``
     does.

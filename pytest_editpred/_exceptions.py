@@ -36,6 +36,7 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
     └── ConfigError                  a bad option or ini value        -> usage error
+        ├── ContextTypeError             a context ``--type`` value that names no source
         ├── SplitPointError              split-commit's --split is no split point
         └── RepositoryError              split-commit's REPO or REVISIONS cannot be read
 
@@ -79,6 +80,7 @@ __all__ = [
     "MissingAnswerError",
     "PredictionError",
     "ConfigError",
+    "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
 ]
@@ -290,6 +292,11 @@ class PredictionError(EditPredError):
 
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
+
+
+class ContextTypeError(ConfigError):
+    """A context ``--type`` value (Zed's ``ContextRetrievalType``) that names no
+    source set: a typo would otherwise select, or keep, nothing at all."""
 
 
 class SplitPointError(ConfigError):

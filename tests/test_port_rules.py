@@ -155,7 +155,7 @@ def test_undo_diff_keeps_the_paths_under_the_prefix_rule() -> None:
 def test_undo_diff_headers_never_leave_the_rollback() -> None:
     # undo_diff's headers are not Zed's text (reverse_diff's are). That is safe only
     # while its text reaches nothing but the applier: the package calls undo_diff in
-    # one place, the scene's rollback, and hands the result straight to
+    # two places, the scene's rollback and retrieval's undoing of the edit events, and hands the result straight to
     # apply_sections; reverse_diff's text reaches nothing in the package either.
     import ast
 
@@ -170,7 +170,10 @@ def test_undo_diff_headers_never_leave_the_rollback() -> None:
                 parent = parents[node]
                 assert isinstance(parent, ast.Call), f"{path.name}: {name}'s result is kept"
                 calls.append((path.relative_to(package).as_posix(), name, getattr(parent.func, "id", "")))
-    assert calls == [("scene/_scene.py", "undo_diff", "apply_sections")]
+    assert calls == [
+        ("retrieval/_history.py", "undo_diff", "apply_sections"),
+        ("scene/_scene.py", "undo_diff", "apply_sections"),
+    ]
 
 
 # -- 4. an unclosed code fence in a chat answer is no block -------------------------

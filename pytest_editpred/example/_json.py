@@ -7,14 +7,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .._exceptions import JSONFormatError
 from ._example import CONTEXT_SOURCES, CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 
-__all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict"]
+__all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict", "related_files_to_json"]
 
 _Record = TypeVar("_Record")
 
@@ -285,3 +285,35 @@ def to_json(example: Example) -> dict[str, Any]:
     if example.rejected_patch is not None:
         data["rejected_patch"] = example.rejected_patch
     return data
+
+
+def related_files_to_json(files: Iterable[Any]) -> list[dict[str, Any]]:
+    """``prompt_inputs.related_files`` as ``ep`` writes them: ``path``, ``max_row``,
+    ``excerpts`` (``row_range`` as ``{"start", "end"}``, ``text``, ``order``,
+    ``context_source``), ``in_open_source_repo``, in that order.
+
+    Takes :class:`RetrievedFile` s, or any records with those attributes (an
+    excerpt's source as ``context_source`` or ``source``; none is ``lsp``, serde's
+    default), so the prompt's related files are written the same way."""
+
+    def source(excerpt: Any) -> str:
+        value = getattr(excerpt, "context_source", None) or getattr(excerpt, "source", None)
+        return value if isinstance(value, str) else "lsp"
+
+    return [
+        {
+            "path": file.path,
+            "max_row": file.max_row,
+            "excerpts": [
+                {
+                    "row_range": {"start": e.start_row, "end": e.end_row},
+                    "text": e.text,
+                    "order": e.order,
+                    "context_source": source(e),
+                }
+                for e in file.excerpts
+            ],
+            "in_open_source_repo": bool(getattr(file, "in_open_source_repo", False)),
+        }
+        for file in files
+    ]

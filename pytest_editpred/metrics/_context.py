@@ -31,7 +31,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
-from .._exceptions import ConfigError
+from .._exceptions import ConfigError, ContextTypeError
 from .._text import nbytes, split_inclusive
 from ..example import CONTEXT_SOURCES
 from ._jump import patch_anchors
@@ -97,7 +97,8 @@ def parse_context_types(values: str | Iterable[str]) -> frozenset[str]:
     ``values`` is one option value (``"lsp,bm25"``) or the values of a repeated
     option. Names are case-sensitive, as in Zed's clap parser; spaces around a name
     are forgiven. An unknown or empty name is a :class:`ConfigError` naming it and
-    the valid ones, because a typo would otherwise silently filter out everything.
+    the valid ones (:class:`ContextTypeError`), because a typo would otherwise
+    silently filter out, or retrieve, nothing.
     """
     chunks = [values] if isinstance(values, str) else list(values)
     sources: set[str] = set()
@@ -107,7 +108,7 @@ def parse_context_types(values: str | Iterable[str]) -> frozenset[str]:
             kept = CONTEXT_TYPES.get(name)
             if kept is None:
                 valid = ", ".join(CONTEXT_TYPES)
-                raise ConfigError(
+                raise ContextTypeError(
                     f"unknown context type {raw!r} in {chunk!r}",
                     fix=f"Use comma-separated names among: {valid}.",
                 )

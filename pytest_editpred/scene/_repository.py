@@ -595,6 +595,27 @@ class Repository:
         """Whether ``path`` is a file at ``treeish`` (its contents are not read)."""
         return self._lookup(treeish, path) is not None
 
+    def log_names(self, commit: str, count: int) -> bytes | None:
+        """Zed's ``git log -<count> --pretty=tformat:@@COMMIT %H --name-only``, from
+        ``commit``: the paths each of its last ``count`` commits touched (the mirror
+        holds the same history as a checkout), or None when git fails. Git's defaults
+        apply, rename detection and path quoting included, as they do for Zed."""
+        proc = self._git("log", f"-{count}", "--pretty=tformat:@@COMMIT %H", "--name-only", self._valid(commit), "--")
+        return None if proc.returncode else proc.stdout
+
+    def tracked_paths(self, commit: str) -> list[str] | None:
+        """The paths ``git ls-files`` lists in a checkout of ``commit`` (its tree's
+        files and submodules, in git's order), or None when git fails or a path is
+        not UTF-8. Files an uncommitted diff adds are not tracked: ``git apply``
+        does not stage them."""
+        proc = self._git("ls-tree", "-r", "-z", "--name-only", "--full-tree", self._valid(commit), "--")
+        if proc.returncode:
+            return None
+        try:
+            return [p.decode("utf-8") for p in proc.stdout.split(b"\0") if p]
+        except UnicodeDecodeError:
+            return None
+
     # -- diffs and worktrees -------------------------------------------------------------
 
     def apply_diff(self, commit: str, diff: str) -> str:
