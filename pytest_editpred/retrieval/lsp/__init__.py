@@ -7,6 +7,7 @@ gopls (Go) and rust-analyzer (Rust). :class:`LanguageServers` is the entry point
 :func:`lsp_related_files`, a pure function of the buffer and the servers' answers.
 """
 
+from ._pool import SERVERS, LanguageServers, ServerSpec
 from ._retrieve import MAX_TARGET_LEN, Answers, Location, lsp_related_files
 
-__all__ = ["MAX_TARGET_LEN", "Answers", "Location", "lsp_related_files"]
+__all__ = ["MAX_TARGET_LEN", "SERVERS", "Answers", "LanguageServers", "Location", "ServerSpec", "lsp_related_files"]
