@@ -127,7 +127,16 @@ def test_w6_python_lsp_only() -> None:
     answers = Recorded(W6_ANSWERS)
     assert run({"main.py": MAIN, "animals.py": ANIMALS}, "main.py", W6_CURSOR, answers) == W6_OUTPUT
     # the requests go out at each identifier's start, nearest first (W6's table)
-    assert [position for _, position in answers.asked] == [(5, 4), (4, 19), (5, 10), (5, 14), (4, 10), (4, 4), (3, 10), (3, 4)]
+    assert [position for _, position in answers.asked] == [
+        (5, 4),
+        (4, 19),
+        (5, 10),
+        (5, 14),
+        (4, 10),
+        (4, 4),
+        (3, 10),
+        (3, 4),
+    ]
 
 
 def test_w6_identifier_table() -> None:

@@ -118,7 +118,10 @@ SHOP = {
         "export interface Money {\n  cents: number;\n}\n\n"
         "export function format(m: Money): string {\n  return `${m.cents / 100}`;\n}\n"
     ),
-    "src/main.ts": "import { format, Money } from './money';\n\nconst price: Money = { cents: 250 };\nconsole.log(format(price));\n",
+    "src/main.ts": (
+        "import { format, Money } from './money';\n\n"
+        "const price: Money = { cents: 250 };\nconsole.log(format(price));\n"
+    ),
 }
 
 
@@ -139,7 +142,10 @@ def test_vtsls_finds_definitions_in_another_file(tmp_path: Path) -> None:
 CALC = {
     "go.mod": "module example.com/calc\n\ngo 1.20\n",
     "ops/ops.go": "package ops\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
-    "main.go": 'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/calc/ops"\n)\n\nfunc main() {\n\tfmt.Println(ops.Add(1, 2))\n}\n',
+    "main.go": (
+        'package main\n\nimport (\n\t"fmt"\n\n\t"example.com/calc/ops"\n)\n\n'
+        "func main() {\n\tfmt.Println(ops.Add(1, 2))\n}\n"
+    ),
 }
 
 
@@ -199,7 +205,12 @@ def test_a_server_that_exits_at_once_is_said_once(tmp_path: Path) -> None:
     with pool_with(tmp_path, script, start_timeout=20) as servers:
         for _ in range(2):
             got = servers.related_files(
-                worktree=worktree, cursor_path="main.py", text=MAIN, cursor_offset=77, root_name="zoo", open_file=ZOO.get
+                worktree=worktree,
+                cursor_path="main.py",
+                text=MAIN,
+                cursor_offset=77,
+                root_name="zoo",
+                open_file=ZOO.get,
             )
             assert got == []
         [message] = servers.messages
@@ -217,7 +228,12 @@ def test_a_server_that_never_answers_initialize_is_killed(tmp_path: Path) -> Non
     with pool_with(tmp_path, script, start_timeout=1) as servers:
         for _ in range(2):
             got = servers.related_files(
-                worktree=worktree, cursor_path="main.py", text=MAIN, cursor_offset=77, root_name="zoo", open_file=ZOO.get
+                worktree=worktree,
+                cursor_path="main.py",
+                text=MAIN,
+                cursor_offset=77,
+                root_name="zoo",
+                open_file=ZOO.get,
             )
             assert got == []
         assert servers.messages == [
@@ -276,7 +292,12 @@ def test_a_server_that_hangs_or_dies_on_a_request(tmp_path: Path, mode: str, sai
     with pool_with(tmp_path, script, start_timeout=20, request_timeout=1) as servers:
         for _ in range(2):
             got = servers.related_files(
-                worktree=worktree, cursor_path="main.py", text=MAIN, cursor_offset=77, root_name="zoo", open_file=ZOO.get
+                worktree=worktree,
+                cursor_path="main.py",
+                text=MAIN,
+                cursor_offset=77,
+                root_name="zoo",
+                open_file=ZOO.get,
             )
             assert got == []
         [message] = servers.messages
@@ -292,14 +313,19 @@ def test_a_custom_server_spec_is_started_with_its_environment(tmp_path: Path) ->
     folder = tmp_path / "bin"
     folder.mkdir()
     command = folder / "fake-ls"
-    command.write_text(f"#!/bin/sh\necho \"$EDITPRED_TEST_VALUE\" > {seen}\nexit 1\n")
+    command.write_text(f'#!/bin/sh\necho "$EDITPRED_TEST_VALUE" > {seen}\nexit 1\n')
     command.chmod(0o755)
     spec = ServerSpec("fake", ("fake-ls",), frozenset({"python"}), "no fix", {"EDITPRED_TEST_VALUE": "set"})
     worktree = tmp_path / "w"
     worktree.mkdir()
     with LanguageServers(servers={"fake": spec}, path=str(folder)) as servers:
         servers.related_files(
-            worktree=worktree, cursor_path="m.py", text="x = 1\n", cursor_offset=0, root_name="w", open_file=lambda p: None
+            worktree=worktree,
+            cursor_path="m.py",
+            text="x = 1\n",
+            cursor_offset=0,
+            root_name="w",
+            open_file=lambda p: None,
         )
     assert seen.read_text() == "set\n"
     assert servers.messages[0].startswith("fake exited (code 1)")

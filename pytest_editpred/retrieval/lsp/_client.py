@@ -25,7 +25,7 @@ import collections
 import contextlib
 import os
 import signal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +107,7 @@ class Server:
 
         client = self.client = LanguageClient("pytest-editpred", "0")
         _answer_server_requests(client, self.root)
-        await client.start_io(*self.argv, cwd=str(self.root), env=self.env, start_new_session=True)  # type: ignore[no-untyped-call]
+        await client.start_io(*self.argv, cwd=str(self.root), env=self.env, start_new_session=True)
         # pygls keeps the process it started here; it is needed to drain and to kill it
         self.process = client._server
         if self.process is not None and self.process.stderr is not None:
@@ -243,7 +243,7 @@ class Server:
                 await asyncio.wait_for(process.wait(), 5)
         if self.client is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.stop(), 5)
+                await asyncio.wait_for(self.client.stop(), 5)  # type: ignore[no-untyped-call]
         if self._drain is not None:
             self._drain.cancel()
 
@@ -254,28 +254,29 @@ def _answer_server_requests(client: LanguageClient, root: Path) -> None:
     progress; the notifications an editor shows are dropped."""
     from lsprotocol import types
 
-    @client.feature(types.WORKSPACE_CONFIGURATION)
     def configuration(params: types.ConfigurationParams) -> list[Any]:
         return [None for _ in params.items]
 
-    @client.feature(types.WORKSPACE_WORKSPACE_FOLDERS)
     def folders(params: Any) -> list[types.WorkspaceFolder]:
         return [types.WorkspaceFolder(root.as_uri(), root.name)]
 
-    for method in (types.CLIENT_REGISTER_CAPABILITY, types.CLIENT_UNREGISTER_CAPABILITY, types.WINDOW_WORK_DONE_PROGRESS_CREATE):
+    def nothing(params: Any) -> None:
+        return None
 
-        @client.feature(method)
-        def accept(params: Any) -> None:
-            return None
-
+    handlers: dict[str, Callable[[Any], Any]] = {
+        types.WORKSPACE_CONFIGURATION: configuration,
+        types.WORKSPACE_WORKSPACE_FOLDERS: folders,
+    }
     for method in (
+        types.CLIENT_REGISTER_CAPABILITY,
+        types.CLIENT_UNREGISTER_CAPABILITY,
+        types.WINDOW_WORK_DONE_PROGRESS_CREATE,
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
         types.WINDOW_LOG_MESSAGE,
         types.WINDOW_SHOW_MESSAGE,
         types.PROGRESS,
         types.TELEMETRY_EVENT,
     ):
-
-        @client.feature(method)
-        def ignore(params: Any) -> None:
-            return None
+        handlers[method] = nothing
+    for method, handler in handlers.items():
+        client.feature(method)(handler)

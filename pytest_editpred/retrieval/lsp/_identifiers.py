@@ -132,9 +132,7 @@ def scan_ranges(buffer: Buffer, cursor: int, items: Sequence[Item], language: st
     return _merge(ranges)
 
 
-def identifiers_near(
-    tree: Tree, buffer: Buffer, cursor: int, items: Sequence[Item], language: str
-) -> list[Identifier]:
+def identifiers_near(tree: Tree, buffer: Buffer, cursor: int, items: Sequence[Item], language: str) -> list[Identifier]:
     """At most 32 identifiers, nearest first; ties keep document order."""
     found: list[tuple[int, Node]] = []
     for start, end in scan_ranges(buffer, cursor, items, language):

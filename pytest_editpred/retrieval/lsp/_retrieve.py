@@ -167,6 +167,8 @@ def lsp_related_files(
             for start, end, order in ranges
         )
         path = f"{root_name}/{relative}"
-        related.append((min(rank for _, _, rank in entries), _path_key(path), RelatedFile(path, target.buffer.max_row, excerpts)))
+        related.append(
+            (min(rank for _, _, rank in entries), _path_key(path), RelatedFile(path, target.buffer.max_row, excerpts))
+        )
     related.sort(key=lambda entry: (entry[0], entry[1]))
     return [file for _, _, file in related]
