@@ -20,6 +20,7 @@ get what Zed gets from a buffer with no server: an empty lsp list (§2.9.1).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import shutil
@@ -235,6 +236,9 @@ class LanguageServers:
         except ServerFailed as error:
             self._fail(spec, server, str(error))
             return []
+        except concurrent.futures.TimeoutError:  # the backstop, past the server's own bound
+            self._fail(spec, server, f"did not answer within {self.request_timeout:g} s")
+            return []
 
     @property
     def pids(self) -> list[int]:
@@ -298,6 +302,9 @@ class LanguageServers:
                 state.loop.run(server.start(self.start_timeout), self.start_timeout + 15)
             except ServerFailed as error:
                 self._fail(spec, server, str(error))
+                return None
+            except concurrent.futures.TimeoutError:
+                self._fail(spec, server, f"did not start within {self.start_timeout:g} s")
                 return None
             except OSError as error:  # not executable, ...
                 self._say(spec, f"could not be started ({error}): {spec.fix}")
