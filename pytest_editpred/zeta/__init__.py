@@ -11,6 +11,7 @@ from ._formats import AnyFormat, Zeta1Format, ZetaFormat, format_for
 from ._input import Diagnostic, Event, ExcerptRanges, RelatedExcerpt, RelatedFile, ZetaInput
 from ._parse import apply_to_excerpt
 from ._prompt import format_prompt, prefill
+from ._syntax import language_for_path, syntax_tree
 from ._teacher import TextEdit, format_teacher_prompt, parse_teacher_output
 from ._teacher_jumps import format_teacher_jumps_prompt, parse_teacher_jumps_output
 from ._zeta1 import STOP_TOKENS as ZETA1_STOP_TOKENS
@@ -33,7 +34,9 @@ __all__ = [
     "format_prompt",
     "format_teacher_jumps_prompt",
     "format_teacher_prompt",
+    "language_for_path",
     "parse_teacher_jumps_output",
     "parse_teacher_output",
     "prefill",
+    "syntax_tree",
 ]

@@ -29,9 +29,16 @@ from .._text import nbytes
 from ._trees import parse
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser
+    from tree_sitter import Node, Parser, Tree
 
-__all__ = ["MAX_PARSE_BYTES", "MAX_SYNTAX_DEPTH", "language_for_path", "syntax_ranges", "why_no_syntax"]
+__all__ = [
+    "MAX_PARSE_BYTES",
+    "MAX_SYNTAX_DEPTH",
+    "language_for_path",
+    "syntax_ranges",
+    "syntax_tree",
+    "why_no_syntax",
+]
 
 Range = tuple[int, int]
 
@@ -120,6 +127,20 @@ def _over_size(text: str) -> int | None:
         return None
     size = nbytes(text)
     return size if size > MAX_PARSE_BYTES else None
+
+
+def syntax_tree(text: str, path: str, base: str | None = None) -> Tree | None:
+    """The tree-sitter tree of ``text`` in the grammar of ``path``'s extension, or None
+    when :func:`why_no_syntax` gives a reason. Made through the same parsers and the
+    same cache of trees as the syntax ranges (:mod:`._trees`), so a file whose ranges
+    were computed is not parsed again; ``base`` as in :func:`syntax_ranges`."""
+    if why_no_syntax(text, path) is not None:
+        return None
+    name = language_for_path(path)
+    assert name is not None
+    if base is not None and _over_size(base) is not None:
+        base = None
+    return parse(_parser(name), name, text, base)
 
 
 class _TooDeep(Exception):
