@@ -11,20 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from .._text import line_start
 from ..zeta import RelatedExcerpt, RelatedFile
 
 __all__ = ["coalesce_touching_excerpts", "merge_context_files"]
-
-
-def _after_newlines(text: str, count: int) -> int | None:
-    """The offset just after the ``count``-th ``\\n`` (0 for none), None if fewer."""
-    offset = 0
-    for _ in range(count):
-        found = text.find("\n", offset)
-        if found < 0:
-            return None
-        offset = found + 1
-    return offset
 
 
 def coalesce_touching_excerpts(excerpts: Sequence[RelatedExcerpt]) -> tuple[RelatedExcerpt, ...]:
@@ -43,7 +33,7 @@ def coalesce_touching_excerpts(excerpts: Sequence[RelatedExcerpt]) -> tuple[Rela
         last = out[-1]
         if excerpt.end_row > last.end_row:
             inclusive = bool(last.text) and not last.text.endswith("\n")
-            offset = _after_newlines(excerpt.text, last.end_row - excerpt.start_row + inclusive)
+            offset = line_start(excerpt.text, last.end_row - excerpt.start_row + inclusive)
             if offset is None:
                 out.append(excerpt)
                 continue
