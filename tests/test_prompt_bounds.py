@@ -13,6 +13,8 @@ bound changes nothing for real code: the walk gives the ranges of the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -197,6 +199,72 @@ def test_a_text_over_the_parse_limit_is_noted_and_a_file_with_no_grammar_is_not(
     notes.clear()
     assert syntax.syntax_ranges(text, 5, "a.txt", 0, len(text), notes=notes) is None
     assert notes == []  # no grammar is Zed's own case, not a bound
+
+
+def test_parse_work_counts_tokens_and_opening_brackets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of word characters (non-ASCII included) and single other characters, plus
+    each opening bracket again; a text too short to reach the budget is not counted."""
+    syntax.parse_work.cache_clear()
+    assert syntax.parse_work("foo(bar, [1])") == 0  # far below the budget
+    monkeypatch.setattr(syntax, "MAX_PARSE_WORK", 8)
+    syntax.parse_work.cache_clear()
+    assert syntax.parse_work("foo(bar, [1])") == 8 + 2
+    assert syntax.parse_work("café = {'π': 1}\n") == len(["café", "=", "{", "'", "π", "'", ":", "1", "}"]) + 1
+    syntax.parse_work.cache_clear()
+
+
+def test_a_text_over_the_work_budget_is_noted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(syntax, "MAX_PARSE_WORK", 8)
+    syntax.parse_work.cache_clear()
+    notes: list[str] = []
+    text = "x = [1, 2, 3]\n"
+    assert syntax.syntax_ranges(text, 5, "a.py", 0, len(text), notes=notes) is None
+    assert notes == [
+        "syntax ranges skipped: 'a.py' holds 10 tokens and brackets, over the 8 tree-sitter parse budget, so it "
+        "gets no syntax ranges, as a file with no grammar (its regions grow line by line)"
+    ]
+    syntax.parse_work.cache_clear()
+
+
+@pytest.mark.slow
+def test_real_source_up_to_the_size_limit_is_within_the_work_budget() -> None:
+    """8 MB of the standard library's own modules (what a real file near the size
+    limit looks like) is parsed, as before the budget."""
+    import sysconfig
+
+    parts: list[str] = []
+    size = 0
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).rglob("*.py")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        parts.append(text)
+        size += len(text.encode())
+        if size > syntax.MAX_PARSE_BYTES:
+            break
+    text = "".join(parts)
+    text = text[: len(text) - (len(text.encode()) - syntax.MAX_PARSE_BYTES) - 8]
+    assert len(text.encode()) <= syntax.MAX_PARSE_BYTES
+    assert syntax.why_no_syntax(text, "big.py") is None
+    assert syntax.syntax_tree(text, "big.py") is not None
+
+
+@pytest.mark.slow
+def test_a_hostile_file_at_the_size_limit_costs_tree_sitter_nothing() -> None:
+    """8 MB of nested brackets (2.3 GB of tree-sitter memory when parsed) is refused
+    by the work budget before tree-sitter sees it: the child's peak memory grows by
+    the text and its counting only."""
+    child = (
+        "import resource\n"
+        "from pytest_editpred.zeta import _syntax as s\n"
+        "text = 'x = ' + '(' * 4_000_000 + ')' * 4_000_000 + '\\n'\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "notes = []\n"
+        "print(s.syntax_ranges(text, 100, 'h.py', 0, len(text), notes=notes) is None, notes[0])\n"
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True, timeout=120)
+    first, grown = proc.stdout.splitlines()
+    assert first.startswith("True syntax ranges skipped: 'h.py' holds 12000002 tokens and brackets, over the 2500000")
+    assert int(grown) < 100  # MB: the encoded bytes and their classes, no tree
 
 
 @pytest.mark.parametrize("sep", ["", "\n"], ids=["one-line", "a-bracket-a-line"])
