@@ -6,7 +6,7 @@ public next-edit data sets, checked, split, truncated and filtered by language
 from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
 from ._languages import LanguageFilter, parse_list
-from ._lint import Finding, LintResult, lint
+from ._lint import Finding, LintResult, lint, unusable
 from ._prompt import PromptSettings, Rendered, no_prompt, render_prompts
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitResult, SplitSpec, parse_spec, split
@@ -70,6 +70,7 @@ __all__ = [
     "find_ini",
     "import_examples",
     "lint",
+    "unusable",
     "no_prompt",
     "parse_spec",
     "render_prompts",

@@ -110,6 +110,12 @@ def read_items(paths: Sequence[Path], stdin: BinaryIO | None = None) -> Iterator
         if str(path) == "-":
             yield from _stdin_items(stdin.read() if stdin is not None else b"")
             continue
+        from .._files import special_kind
+
+        kind = special_kind(path)
+        if kind is not None:  # never opened: a FIFO would wait for a writer forever
+            yield Problem(str(path), None, f"it is {kind}, not a file or folder", "Give example files or folders.")
+            continue
         if not path.exists():
             yield Problem(str(path), None, "no such file or folder", "Give .md, .json or .jsonl examples, or folders.")
             continue
