@@ -12,7 +12,7 @@ from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._stream import Item, Output, Problem, read_items
 from ._truncate import Truncated, truncate_patch
-from ._write import ExampleWriter, Format
+from ._write import ExampleWriter, Format, OutputFolder, OutputRefused, file_stem, output_refusal
 from .split_commit import (
     COMMIT_REASONS,
     DEFAULT_MAX_COUNT,
@@ -55,6 +55,10 @@ __all__ = [
     "read_diffs",
     "split_commit",
     "ExampleWriter",
+    "OutputFolder",
+    "OutputRefused",
+    "file_stem",
+    "output_refusal",
     "ImportSourceError",
     "Imported",
     "Skipped",
