@@ -283,7 +283,48 @@ def test_repo_option_and_usage_errors(corpus: Corpus, capsys: pytest.CaptureFixt
         "(For example --editpred-repo https://github.com/o/r=../r.bundle)"
     ]
     status, err, _ = lint(corpus.root, capsys, "missing")
-    assert (status, err) == (1, ["missing: no such file or directory (Name example files or folders.)"])
+    assert (status, err) == (2, ["missing: no such file or directory (Name example files or folders.)"])
+
+
+def test_fifos_sockets_and_link_loops_are_never_opened(corpus: Corpus, capsys: pytest.CaptureFixture[str]) -> None:
+    """A FIFO named like an example in a folder is skipped with a warning (opening it
+    would wait for a writer forever); named directly, it, a socket, a link loop, a
+    dangling link and a missing path are usage errors: exit 2, nothing checked."""
+    import socket
+
+    corpus.write("good", HISTORY, CURSOR, expected(GOOD_PATCH))
+    evals = corpus.root / "evals"
+    os.mkfifo(evals / "x.md")
+    os.mkfifo(evals / "y.jsonl")
+    os.symlink("loop.md", evals / "loop.md")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(evals / "s.json"))
+    try:
+        status, err, out = lint(corpus.root, capsys, "evals")
+        fix = "(Move it out of the folder, or ignore this line: it is never read.)"
+        assert status == 0
+        assert err == [
+            f"evals/loop.md: warning: skipped: it is a symbolic link loop, not a file {fix}",
+            f"evals/s.json: warning: skipped: it is a socket, not a file {fix}",
+            f"evals/x.md: warning: skipped: it is a FIFO (named pipe), not a file {fix}",
+            f"evals/y.jsonl: warning: skipped: it is a FIFO (named pipe), not a file {fix}",
+        ]
+        assert out.startswith("1 example in 1 file: no errors")
+        os.symlink("nowhere.md", evals / "dangling.md")
+        status, err, out = lint(
+            corpus.root, capsys, "evals/x.md", "evals/loop.md", "evals/s.json", "evals/dangling.md", "missing"
+        )
+        fix = "(Name example files or folders.)"
+        assert (status, out) == (2, "")
+        assert err == [
+            f"evals/x.md: it is a FIFO (named pipe), not a file or folder {fix}",
+            f"evals/loop.md: it is a symbolic link loop, not a file or folder {fix}",
+            f"evals/s.json: it is a socket, not a file or folder {fix}",
+            f"evals/dangling.md: it is a dangling symbolic link, not a file or folder {fix}",
+            f"missing: no such file or directory {fix}",
+        ]
+    finally:
+        server.close()
 
 
 def test_quiet_on_this_repositorys_corpus(capsys: pytest.CaptureFixture[str]) -> None:

@@ -621,11 +621,15 @@ def test_examples_pass_oracle_fail_noop(tmp_path: Path, capsys: pytest.CaptureFi
     )
     add_commit(repo, {"other.py": None, "m.py": far_file().replace("line3 = 3\n", "")})
     out = tmp_path / "out"
+    out.mkdir()
     for point in ("fim", "same-file-near", "same-file-far", "0.5", "1"):
+        made = tmp_path / f"made-{point}"
         status, _, err = run_cli(
-            capsys, "split-commit", str(repo), "-o", str(out), "--split", point, "-n", "3", "--url", URL, "--force"
+            capsys, "split-commit", str(repo), "-o", str(made), "--split", point, "-n", "3", "--url", URL
         )
         assert (status, err) == (0, "")
+        for example in made.glob("*.md"):  # one folder for all (--force would replace it whole)
+            example.rename(out / f"{point}-{example.name}")
     assert check_with_plugin(out, URL, repo) >= 6
 
 

@@ -128,6 +128,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except BrokenPipeError:
         return reader_gone()
     except OSError as error:
+        output.abort()
         where = error.filename if isinstance(error.filename, str) else str(args.output or "<stdout>")
         console.problem(where, f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
         return 2

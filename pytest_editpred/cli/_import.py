@@ -2,10 +2,14 @@
 
 Each fixture or row becomes one Zed-format example on the canvas repository
 (``datasets.md``), written atomically, never over an existing one without
-``--force``. A bad item is one line on standard error (file, line or row, reason,
-fix) and the import goes on; the summary says how many examples were written, how
-many items were skipped and how many pieces of items were dropped (the scored edits
-and retrieved chunks an example has no place for).
+``--force`` and never through a symbolic link (:mod:`pytest_editpred.corpus._write`);
+with ``--force`` the folder is replaced whole. An item whose name gives no file name
+(``..``), one too long for a file name, or one an earlier item took, is written
+under a safe, bounded or ``-2`` name, said in a warning line. A bad item is one
+line on standard error (file, line or row, reason, fix) and the import goes on;
+the summary says how many examples were written, how many items were skipped and
+how many pieces of items were dropped (the scored edits and retrieved chunks an
+example has no place for).
 
 Exit status: 0 when every item was written, 1 when some were skipped (bad items,
 examples that exist already), 2 when the source cannot be read or the output cannot
@@ -47,7 +51,7 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         type=Path,
         required=True,
-        help="the directory the examples are written to (created if missing)",
+        help="the directory the examples are written to (made when the import is done; never a symbolic link)",
     )
     parser.add_argument(
         "--format",
@@ -56,18 +60,24 @@ def register(subparsers: Any) -> None:
         default="markdown",
         help="one .md file per example (default), or one examples.jsonl in ep's JSON fields",
     )
-    parser.add_argument("--force", action="store_true", help="overwrite examples that exist already")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the output: a folder's old examples are removed (the folder is swapped whole)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    from ..corpus import ExampleWriter, Imported, ImportSourceError, import_examples
+    from .._disk import DISK_FULL, NOT_WRITABLE, describe
+    from ..corpus import ExampleWriter, Imported, ImportSourceError, OutputRefused, import_examples
 
     output: Path = args.output
-    if output.exists() and not output.is_dir():
-        console.problem(str(output), "the output is not a directory", "Give -o a directory (it is created if missing).")
+    writer = ExampleWriter(output, args.output_format, force=args.force, rename=True, inputs=[args.source])
+    refused = writer.refusal()
+    if refused is not None:
+        console.problem(str(output), *refused)
         return 2
-    writer = ExampleWriter(output, args.output_format, force=args.force)
     written = skipped = dropped = done = 0
     try:
         items = import_examples(args.format, args.source)
@@ -79,28 +89,39 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 skipped += 1
                 continue
             dropped += item.dropped
-            clashes = len(writer.clashes)
-            if writer.write(item.example):
+            renamed = len(writer.renamed)
+            try:
+                ok = writer.write(item.example, fallback=f"{args.format}-{item.line or done:03d}")
+            except OSError as error:
+                if error.errno in DISK_FULL | NOT_WRITABLE or not error.errno:
+                    raise  # the output as a whole, not this row
+                console.problem(
+                    item.where,
+                    f"not written: {describe(error)}",
+                    "Drop the row, or give it another name.",
+                    line=item.line,
+                )
+                skipped += 1
+                continue
+            if ok:
                 written += 1
             else:
                 skipped += 1
-                if len(writer.clashes) > clashes:  # this run's own doing: said of the item
-                    where = f"{item.where}:{item.line}" if item.line is not None else item.where
-                    console.problem(
-                        str(writer.clashes[-1]),
-                        f"not written: an earlier example of this run has this name (from {where})",
-                        "Give the items distinct names.",
-                    )
+            for example, path, why in writer.renamed[renamed:]:
+                console.warning(item.where, f"{example.name!r} written as {path.name}: {why}", line=item.line)
         writer.close()
     except ImportSourceError as error:
+        writer.abort()
         console.problem(str(args.source), error.message, error.fix)
         return 2
     except OSError as error:
-        console.problem(
-            str(output),
-            f"cannot write the examples: {error.strerror or error}",
-            "Give -o a writable directory with free space.",
+        writer.abort()
+        message, fix = (
+            (error.message, error.fix)
+            if isinstance(error, OutputRefused)
+            else (f"cannot write the examples: {describe(error)}", "Give -o a writable directory with free space.")
         )
+        console.problem(str(output), message, fix)
         return 2
     if args.output_format == "jsonl" and writer.exists and written:
         console.problem(str(writer.exists[-1]), "not written: the file exists", "Use --force to overwrite it.")

@@ -3,7 +3,9 @@
 Every finding is one line ``file:line: message (fix)`` on standard error, so an
 editor or CI annotator can jump to it; the last line on standard output counts the
 examples and findings. Exit 0 when clean, 1 with findings, 2 for a usage error (a
-bad option, a bad ini value). The work itself is :mod:`pytest_editpred.corpus._lint`.
+bad option, a bad ini value, a path that does not exist or is a FIFO, socket,
+device or symbolic link loop). Such a thing met inside a folder is skipped unopened,
+with a warning line. The work itself is :mod:`pytest_editpred.corpus._lint`.
 """
 
 from __future__ import annotations
@@ -64,8 +66,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from .._exceptions import EditPredError
-    from ..corpus import find_ini, lint, settings_from
+    from ..corpus import find_ini, lint, settings_from, unusable
 
+    refused = [finding for finding in map(unusable, args.paths) if finding is not None]
+    for finding in refused:  # a usage error: nothing is checked
+        console.problem(finding.path, finding.message, finding.fix)
+    if refused:
+        return 2
     try:
         ini = find_ini(args.paths)
         settings = settings_from(
@@ -79,6 +86,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except EditPredError as error:  # the cache directory itself, for one
         console.problem(error.path or "editpred lint", error.reason, error.fix or None, line=error.line)
         return 2
+    for finding in result.skipped:
+        console.warning(finding.path, finding.message, finding.fix)
     errors = [finding for finding in result.findings if finding.is_error]
     quality = Counter(finding.rule for finding in result.findings if not finding.is_error)
     for finding in result.findings:

@@ -41,7 +41,7 @@ def open_output(args: argparse.Namespace, console: Console) -> Output | None:
     without ``--force`` or is the wrong kind of thing."""
     from ..corpus import Output
 
-    output = Output(args.output, console.out, force=args.force)
+    output = Output(args.output, console.out, force=args.force, inputs=args.paths)
     refused = output.refusal()
     if refused is not None:
         console.problem(str(args.output), *refused)

@@ -6,13 +6,13 @@ public next-edit data sets, checked, split, truncated and filtered by language
 from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
 from ._languages import LanguageFilter, parse_list
-from ._lint import Finding, LintResult, lint
+from ._lint import Finding, LintResult, lint, unusable
 from ._prompt import PromptSettings, Rendered, no_prompt, render_prompts
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
 from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._stream import Item, Output, Problem, read_items
 from ._truncate import Truncated, truncate_patch
-from ._write import ExampleWriter, Format
+from ._write import ExampleWriter, Format, OutputFolder, OutputRefused, file_stem, output_refusal
 from .split_commit import (
     COMMIT_REASONS,
     DEFAULT_MAX_COUNT,
@@ -55,6 +55,10 @@ __all__ = [
     "read_diffs",
     "split_commit",
     "ExampleWriter",
+    "OutputFolder",
+    "OutputRefused",
+    "file_stem",
+    "output_refusal",
     "ImportSourceError",
     "Imported",
     "Skipped",
@@ -70,6 +74,7 @@ __all__ = [
     "find_ini",
     "import_examples",
     "lint",
+    "unusable",
     "no_prompt",
     "parse_spec",
     "render_prompts",

@@ -83,7 +83,14 @@ def _fixtures(fixtures: list[Path]) -> Iterator[Item]:
         except _ScoredError as error:
             yield Skipped(str(directory / SCORED), error.line, error.message, error.fix)
         except ItemError as error:
-            yield Skipped(where, error.line, error.message, error.fix)
+            yield Skipped(where, error.line, error.message, error.fix or _FIX_FIXTURE)
+
+
+_FIX_OFFSET = (
+    "An offset counts UTF-16 units of the document's text at that point, from 0 to its length: "
+    "correct the edit, or drop the fixture."
+)
+_FIX_FIXTURE = "Repair the fixture as Copilot's recording format has it, or drop it."
 
 
 class _ScoredError(ItemError):
@@ -96,16 +103,18 @@ class _ScoredError(ItemError):
 def utf16_to_char(text: str, offset: object, what: str = "offset") -> int:
     """The character offset of a UTF-16 code-unit ``offset`` into ``text``."""
     if not isinstance(offset, int) or isinstance(offset, bool):
-        raise ItemError(f"{what} must be an integer, not {json_type(offset)}")
+        raise ItemError(f"{what} must be an integer, not {json_type(offset)}", fix=_FIX_OFFSET)
     if not _ASTRAL.search(text):
         if not 0 <= offset <= len(text):
-            raise ItemError(f"{what} {offset} is outside the document ({len(text)} UTF-16 units)")
+            raise ItemError(f"{what} {offset} is outside the document ({len(text)} UTF-16 units)", fix=_FIX_OFFSET)
         return offset
     data = text.encode("utf-16-le", "surrogatepass")
     if not 0 <= offset * 2 <= len(data):
-        raise ItemError(f"{what} {offset} is outside the document ({len(data) // 2} UTF-16 units)")
+        raise ItemError(f"{what} {offset} is outside the document ({len(data) // 2} UTF-16 units)", fix=_FIX_OFFSET)
     if offset * 2 < len(data) and 0xDC00 <= int.from_bytes(data[offset * 2 : offset * 2 + 2], "little") <= 0xDFFF:
-        raise ItemError(f"{what} {offset} falls inside a character outside the BMP (between its two UTF-16 units)")
+        raise ItemError(
+            f"{what} {offset} falls inside a character outside the BMP (between its two UTF-16 units)", fix=_FIX_OFFSET
+        )
     return len(data[: offset * 2].decode("utf-16-le", "surrogatepass"))
 
 
@@ -171,7 +180,10 @@ class _Replay:
 
 def _replay(log: object) -> _Replay:
     if not isinstance(log, list):
-        raise ItemError(f"'log' must be a list, not {json_type(log)}")
+        raise ItemError(
+            f"'log' must be a list, not {json_type(log)}",
+            fix="Give 'log' the list of the recording's entries, as Copilot writes it; or drop the fixture.",
+        )
     state = _Replay()
     for index, entry in enumerate(log):
         if not isinstance(entry, dict):

@@ -47,12 +47,13 @@ from typing import Any
 from .._exceptions import EditPredError, ExampleError
 from ._ini import LintSettings
 
-__all__ = ["Finding", "LintResult", "example_files", "lint"]
+__all__ = ["Finding", "LintResult", "example_files", "lint", "unusable"]
 
 #: Files of a directory that could be examples; ``.md`` ones must start with ``+++``.
 _SUFFIXES = (".md", ".json", ".jsonl")
 #: Folders a walk never enters: version control, caches, dependencies.
 _SKIPPED_DIRS = frozenset({"node_modules", "__pycache__", "target", "venv"})
+_FIX_SKIPPED = "Move it out of the folder, or ignore this line: it is never read."
 #: How far into a ``.json``/``.jsonl`` file met in a walk we look for an example's key.
 _SNIFF_BYTES = 64 * 1024
 
@@ -88,6 +89,8 @@ class LintResult:
     seconds: float
     #: Examples with at least one quality finding.
     junk: int = 0
+    #: FIFOs, sockets, devices and link loops met in a walk, never opened.
+    skipped: list[Finding] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------- files
@@ -96,19 +99,38 @@ class LintResult:
 def _sniffed(path: Path) -> bool:
     """A ``.json``/``.jsonl`` file met in a walk is an example file only if it names a
     repository: a ``package.json`` or ``tsconfig.json`` of a fixture is not."""
+    from .._files import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             return b'"repository_url"' in handle.read(_SNIFF_BYTES)
     except OSError:
         return False
 
 
-def example_files(paths: Sequence[Path]) -> tuple[list[Path], list[Finding]]:
+def unusable(path: Path) -> Finding | None:
+    """Why a path named on the command line cannot be read for examples (it does not
+    exist, or is a FIFO, socket, device, dangling link or link loop), or None. A
+    usage error: the command stops before any work (exit 2). Nothing is opened."""
+    from .._files import special_kind
+
+    kind = special_kind(path)
+    if kind is not None:
+        return Finding(str(path), None, f"it is {kind}, not a file or folder", "Name example files or folders.")
+    if not os.path.lexists(path):
+        return Finding(str(path), None, "no such file or directory", "Name example files or folders.")
+    return None
+
+
+def example_files(paths: Sequence[Path], skipped: list[Finding] | None = None) -> tuple[list[Path], list[Finding]]:
     """The example files of ``paths``, in order, each once: a file named is taken as
     it is (its loading says what is wrong with it); a folder is walked, sorted, for
     ``.md`` files that start with ``+++`` and ``.json``/``.jsonl`` files that hold
-    examples, skipping hidden folders and dependency folders. A path that does not
-    exist is a finding."""
+    examples, skipping hidden folders and dependency folders. A path named that
+    cannot be read (:func:`unusable`) is a finding. A FIFO, socket, device or link
+    loop met in a walk under an example's name is never opened: it is added to
+    ``skipped`` (when given), one finding each."""
+    from .._files import special_kind
     from ..example import looks_like_example
 
     files: list[Path] = []
@@ -124,10 +146,19 @@ def example_files(paths: Sequence[Path]) -> tuple[list[Path], list[Finding]]:
                     suffix = candidate.suffix.lower()
                     if suffix not in _SUFFIXES:
                         continue
+                    kind = special_kind(candidate)
+                    if kind is not None:
+                        if skipped is not None:
+                            skipped.append(
+                                Finding(str(candidate), None, f"skipped: it is {kind}, not a file", _FIX_SKIPPED)
+                            )
+                        continue
                     if looks_like_example(candidate) if suffix == ".md" else _sniffed(candidate):
                         files.append(candidate)
         else:
-            findings.append(Finding(str(path), None, "no such file or directory", "Name example files or folders."))
+            findings.append(
+                unusable(path) or Finding(str(path), None, "not a file or folder", "Name example files or folders.")
+            )
     seen: set[Path] = set()
     unique = []
     for file in files:
@@ -488,7 +519,8 @@ def lint(
     from ..example import load_examples
 
     start = time.perf_counter()
-    files, findings = example_files(paths)
+    skipped: list[Finding] = []
+    files, findings = example_files(paths, skipped)
     linter = _Linter(settings)
     examples = junk = 0
     try:
@@ -506,7 +538,7 @@ def lint(
     finally:
         linter.close()
     findings.sort(key=lambda f: f._key)
-    return LintResult(findings, len(files), examples, time.perf_counter() - start, junk)
+    return LintResult(findings, len(files), examples, time.perf_counter() - start, junk, skipped)
 
 
 def _guarded(linter: _Linter, example: Any) -> Iterator[Finding]:

@@ -12,8 +12,10 @@ across formats. A JSONL example the command changed keeps its other fields too.
 
 The output is JSONL on standard output (no ``-o``, as Zed prints), a ``.jsonl`` file,
 or a folder of ``.md`` files (any other name). An output that exists (a file, or a
-folder that is not empty) is refused before anything is read, unless ``force``; a
-JSONL file is written whole at the end, atomically, so it may be one of the inputs.
+folder that is not empty) is refused before anything is read, unless ``force``, and
+so is a symbolic link; with ``force`` a folder is replaced whole at the end, and
+refused when it is, holds or lies inside an input. A JSONL file is written whole at
+the end, atomically, so it may be one of the inputs.
 """
 
 from __future__ import annotations
@@ -110,6 +112,12 @@ def read_items(paths: Sequence[Path], stdin: BinaryIO | None = None) -> Iterator
         if str(path) == "-":
             yield from _stdin_items(stdin.read() if stdin is not None else b"")
             continue
+        from .._files import special_kind
+
+        kind = special_kind(path)
+        if kind is not None:  # never opened: a FIFO would wait for a writer forever
+            yield Problem(str(path), None, f"it is {kind}, not a file or folder", "Give example files or folders.")
+            continue
         if not path.exists():
             yield Problem(str(path), None, "no such file or folder", "Give .md, .json or .jsonl examples, or folders.")
             continue
@@ -160,15 +168,21 @@ def _stdin_items(data: bytes) -> Iterator[Item | Problem]:
 
 class Output:
     """Where the examples go: ``out`` None is JSONL on ``stdout``; a name ending in
-    ``.jsonl`` is a JSONL file; any other a folder of ``.md`` files."""
+    ``.jsonl`` is a JSONL file; any other a folder of ``.md`` files, made (or, with
+    ``force``, replaced whole) as :class:`~._write.OutputFolder` makes it: never
+    through a symbolic link, never half-made."""
 
-    def __init__(self, out: Path | None, stdout: TextIO, *, force: bool = False) -> None:
+    def __init__(self, out: Path | None, stdout: TextIO, *, force: bool = False, inputs: Sequence[Path] = ()) -> None:
+        from ._write import OutputFolder
+
         self.out = out
         self.stdout = stdout
         self.force = force
+        self.inputs = tuple(path for path in inputs if str(path) != "-")
         self.count = 0
         self._lines: list[str] = []
         self._names: set[str] = set()
+        self._folder = None if out is None or self.jsonl else OutputFolder(out, force=force, inputs=self.inputs)
 
     @property
     def jsonl(self) -> bool:
@@ -176,37 +190,38 @@ class Output:
 
     def refusal(self) -> tuple[str, str] | None:
         """Why the output cannot be written, and the fix; None when it can."""
+        from ._write import output_refusal
+
         out = self.out
-        if out is None or not out.exists():
+        if out is None:
             return None
-        if not self.jsonl and not out.is_dir():
-            return "it is a file, not a folder for .md examples", "Name a folder, or a .jsonl file."
-        if self.jsonl and out.is_dir():
-            return "it is a folder, not a .jsonl file", "Name a .jsonl file, or a folder without the .jsonl suffix."
-        if not self.force and (self.jsonl or any(out.iterdir())):
-            return "it exists", "Name a new output, or pass --force to write over it."
-        return None
+        if not out.is_symlink():
+            if not self.jsonl and out.exists() and not out.is_dir():
+                return "it is a file, not a folder for .md examples", "Name a folder, or a .jsonl file."
+            if self.jsonl and out.is_dir():
+                return "it is a folder, not a .jsonl file", "Name a .jsonl file, or a folder without the .jsonl suffix."
+            if out.exists() and not self.force and (self.jsonl or any(out.iterdir())):
+                return "it exists", "Name a new output, or pass --force to write over it."
+        return output_refusal(out, folder=not self.jsonl, force=self.force, inputs=self.inputs)
 
     def add(self, item: Item) -> None:
-        from .._files import write_atomic
-
         self.count += 1
         if self.out is None:
             self.stdout.write(item.json_line() + "\n")
-        elif self.jsonl:
+        elif self._folder is None:
             self._lines.append(item.json_line())
         else:
-            write_atomic(self.out / self._name(item), item.markdown(), sync=False)  # made again by running again
+            self._folder.write(self._name(item), item.markdown())
 
     def _name(self, item: Item) -> str:
         """The ``.md`` file's name in the folder: a ``.md`` input keeps its own, a
         JSON one is named after the example; a name taken already gets ``-2``, ..."""
-        from ..example import safe_id
+        from ._write import file_stem
 
         if item.fields is None:
             stem = item.relative.removesuffix(item.path.suffix)
         else:
-            stem = safe_id(item.example.name) or f"example-{item.line or 1}"
+            stem = file_stem(item.example.name) or f"example-{item.line or 1}"
         name, n = f"{stem}.md", 2
         while name.lower() in self._names:
             name, n = f"{stem}-{n}.md", n + 1
@@ -216,7 +231,12 @@ class Output:
     def close(self) -> None:
         from .._files import write_atomic
 
-        if self.out is not None and self.jsonl:
-            write_atomic(self.out, "".join(line + "\n" for line in self._lines))
+        if self._folder is not None:
+            self._folder.close()  # an empty selection is an empty folder
         elif self.out is not None:
-            self.out.mkdir(parents=True, exist_ok=True)  # an empty selection is an empty folder
+            write_atomic(self.out, "".join(line + "\n" for line in self._lines))
+
+    def abort(self) -> None:
+        """The command failed: a folder being made is removed, an old one kept."""
+        if self._folder is not None:
+            self._folder.abort()

@@ -4,8 +4,9 @@ An example file is written by someone else, so its size is checked before it is
 read: a ``.md`` or ``.json`` file over ``max_bytes`` (``--editpred-max-example-bytes``,
 default :data:`~pytest_editpred._limits.DEFAULT_LIMITS`) is refused unread, with one
 :class:`FormatError` naming the file, its size, the limit and the option; the read
-itself stops one byte past the limit, so a file that grows, or a FIFO, cannot get
-round the check. A ``.jsonl`` file holds one example a line, so the limit applies to
+itself stops one byte past the limit, so a file that grows cannot get round the
+check; a FIFO, socket or device is refused unopened or unread (a FIFO opened for
+reading would wait for a writer forever). A ``.jsonl`` file holds one example a line, so the limit applies to
 each line (a corpus of 10,000 examples is legitimately bigger than one example):
 the file is read line by line and an oversized line becomes its own error, in its
 place, without being kept in memory.
@@ -13,9 +14,11 @@ place, without being kept in memory.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .._exceptions import EditPredError, FormatError
+from .._files import NotRegularFile, open_regular
 from .._limits import DEFAULT_LIMITS
 from ._example import Example
 
@@ -23,6 +26,7 @@ __all__ = ["load_examples", "EXTENSIONS", "too_big"]
 
 EXTENSIONS = (".md", ".json", ".jsonl")
 _OPTION = "--editpred-max-example-bytes"
+_FIX_SPECIAL = "Name an example file; a pipe, socket or device is never read."
 
 
 def too_big(
@@ -60,13 +64,15 @@ def load_examples(
     try:
         if suffix == ".jsonl":
             return _load_jsonl(path, max_bytes)
-        size = path.stat().st_size
-        if size > max_bytes:
-            return [too_big(path, size, max_bytes)]
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                return [too_big(path, size, max_bytes)]
             data = handle.read(max_bytes + 1)
-        if len(data) > max_bytes:  # it grew, or it is not a regular file
+        if len(data) > max_bytes:  # it grew
             return [too_big(path, None, max_bytes)]
+    except NotRegularFile as error:
+        return [FormatError(f"{error.strerror}; it was not read", fix=_FIX_SPECIAL, path=path)]
     except OSError as error:
         return [FormatError(f"cannot read the file: {error.strerror}", path=path)]
     try:
@@ -93,7 +99,7 @@ def _load_jsonl(path: Path, max_bytes: int) -> list[Example | EditPredError]:
 
     kept: list[bytes] = []
     refused: dict[int, FormatError] = {}
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         number = 0
         while True:
             line = handle.readline(max_bytes + 2)  # a line, its newline, one byte more

@@ -86,8 +86,10 @@ def looks_like_example(path: Path) -> bool:
 
     Only the first 64 bytes are read: a 50 MB file without a newline must not be
     read whole just to be recognised (its size is checked when it is loaded)."""
+    from .._files import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named x.md must not hang the walk
             first = handle.readline(64)
             if len(first) == 64 and not first.endswith(b"\n"):
                 return False
