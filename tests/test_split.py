@@ -319,8 +319,7 @@ SIZES_FIX = "Give sizes that add up to {} at most; one output may be rest, to ta
         ),
         (
             ["a.jsonl=474"],
-            "the sizes add up to 474 examples (a.jsonl=474), more than the 473 of the input ("
-            + SIZES_FIX.format(473),
+            "the sizes add up to 474 examples (a.jsonl=474), more than the 473 of the input (" + SIZES_FIX.format(473),
         ),
     ],
 )
@@ -343,9 +342,7 @@ def test_sizes_that_just_add_up_are_taken(tmp_path: Path, capsys: pytest.Capture
     assert (status, out[1:], err) == (0, ["c.jsonl: 400 examples", "d.jsonl: 73 examples"], [])
 
 
-def test_sizes_under_the_whole_without_rest_are_one_warning(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_sizes_under_the_whole_without_rest_are_one_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "in.jsonl").write_text(lines(473))
     status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=10%", "b.jsonl=10%", "--seed", "1")
     assert out == [
