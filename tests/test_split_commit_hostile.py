@@ -16,6 +16,7 @@ from gitrepos import add_commit, git, make_repo, snapshot
 from test_split_commit import URL, run_cli
 from test_split_commit_git import history_repo
 
+from pytest_editpred.cli import main
 from pytest_editpred.corpus.split_commit import MAX_FILE_BYTES
 
 SPLIT_FIX = "(Give a fraction of the edits from 0 to 1 (0.5: half of them), or an edit index (3).)"
@@ -180,3 +181,30 @@ def test_a_bundle_of_a_shallow_clone_is_one_line(tmp_path: Path, capsys: pytest.
         "(git fetch --unshallow first), or give the repository itself.)\n"
     )
     assert snapshot(tmp_path) == before
+
+
+def test_output_with_zeds_no_op_pair_passes_its_own_lint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Zed's half-typed line typed to its end leaves ``-T``/``+T`` in the expected
+    patch (§1.5 "Quirk"): such an example and the next split's, the same moment and
+    outcome, must not both be written, and lint finds nothing in what was."""
+    repo, _ = make_repo(
+        tmp_path,
+        {"m.py": "def f(x):\n    y = x\n    return y\n\n\ndef g(y):\n    return y\n"},
+        [
+            {
+                "m.py": "def f(x):\n    y = x\n    y = y * 3\n    return y + 2\n    return y\n\n\n"
+                "def g(y):\n    y = y - 1\n    return y + 2\n    return y\n"
+            }
+        ],
+    )
+    out = tmp_path / "out"
+    status, _, err = run_cli(
+        capsys, "split-commit", str(repo), "-o", str(out), "--split", "1", "-n", "10", "--keep", "all", "--url", URL
+    )
+    assert (status, err) == (0, "")
+    texts = [path.read_text() for path in out.iterdir()]
+    assert any("-    return y + 2\n+    return y + 2\n" in text for text in texts)  # the quirk is there
+    status = main(["lint", str(out), "--editpred-repo", f"{URL}={repo}"])
+    lint_out, lint_err = capsys.readouterr()
+    assert (status, lint_err) == (0, "")
+    assert lint_out.startswith(f"{len(texts)} examples in {len(texts)} files: no errors, no quality findings")
