@@ -8,9 +8,10 @@ A bad size, a second ``rest``, sizes that ask for more than the input holds, an
 output that is (or is in, or holds) the input, or one that exists (without
 ``--force``) is one line and exit status 2, before anything is written. An input
 that is no example is a problem line (exit status 1) and goes to no output; examples
-no output takes (sizes under the whole, no ``rest``: a sample) are one warning line. Parts that come out far from
-their sizes (:attr:`~pytest_editpred.corpus.SplitResult.far`) are one warning line
-naming every part, the groups and the largest one, and the exit status stays 0.
+no output takes (sizes under the whole, no ``rest``: a sample) are one warning line.
+Parts that come out far from their sizes
+(:attr:`~pytest_editpred.corpus.SplitResult.far`) are one warning line naming every
+part, the groups and the largest one, and the exit status stays 0.
 """
 
 from __future__ import annotations
