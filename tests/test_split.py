@@ -284,5 +284,146 @@ def test_the_warnings_fixes_come_nearer(tmp_path: Path, capsys: pytest.CaptureFi
         "editpred split: warning: the parts are far from their sizes, as whole groups were dealt: "
         "a.jsonl 60 of 100 examples for 50% (50), b.jsonl 37 for 30 (30); there are only 14 groups by "
         "cursor-path, the largest of 23 examples (to come nearer: split a corpus with more groups, "
-        "use --stratify none, or ask for other sizes)"
+        "use --stratify none, or ask for other sizes)",
+        "editpred split: warning: 3 of the 100 examples go to no output: the sizes (a.jsonl=50%, b.jsonl=30) "
+        "add up to less than the whole and no output is rest (to keep them, add an output OUT=rest; to take "
+        "a sample, this is what was asked)",
     ]
+
+
+# ------------------------------------------------------------------ hostile input
+
+SIZES_FIX = "Give sizes that add up to {} at most; one output may be rest, to take what the others leave."
+
+
+@pytest.mark.parametrize(
+    ("sizes", "line"),
+    [
+        (
+            ["a.jsonl=60%", "b.jsonl=60%"],
+            "the sizes add up to 120% (a.jsonl=60% + b.jsonl=60%), more than the whole (" + SIZES_FIX.format("100%"),
+        ),
+        (
+            ["a.jsonl=0.7", "b.jsonl=0.5", "c.jsonl=rest"],
+            "the sizes add up to 120% (a.jsonl=70% + b.jsonl=50%), more than the whole (" + SIZES_FIX.format("100%"),
+        ),
+        (
+            ["a.jsonl=400", "b.jsonl=400"],
+            "the sizes add up to 800 examples (a.jsonl=400 + b.jsonl=400), more than the 473 of the input ("
+            + SIZES_FIX.format(473),
+        ),
+        (
+            ["a.jsonl=50%", "b.jsonl=300", "c.jsonl=rest"],
+            "the sizes add up to 536.5 examples (a.jsonl=50% + b.jsonl=300; 50% of 473 is 236.5), more than the "
+            "473 of the input (" + SIZES_FIX.format(473),
+        ),
+        (
+            ["a.jsonl=474"],
+            "the sizes add up to 474 examples (a.jsonl=474), more than the 473 of the input (" + SIZES_FIX.format(473),
+        ),
+    ],
+)
+def test_sizes_over_the_whole_are_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sizes: list[str], line: str
+) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(473))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", *sizes)
+    assert (status, out, err) == (2, [], [f"editpred split: {line})"])
+    assert os.listdir(tmp_path) == ["in.jsonl"]  # nothing written
+
+
+def test_sizes_that_just_add_up_are_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """50% + 50% of 3 asks for 3 (1.5 + 1.5), though each part rounds to 2; 400 + 73 of 473."""
+    (tmp_path / "in.jsonl").write_text(lines(3))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=50%", "b.jsonl=50%", "--seed", "1")
+    assert (status, out[1:], err) == (0, ["a.jsonl: 2 examples", "b.jsonl: 1 example"], [])
+    (tmp_path / "big.jsonl").write_text(lines(473))
+    status, out, err = run(tmp_path, capsys, "big.jsonl", "c.jsonl=400", "d.jsonl=73", "--seed", "1")
+    assert (status, out[1:], err) == (0, ["c.jsonl: 400 examples", "d.jsonl: 73 examples"], [])
+
+
+def test_sizes_under_the_whole_without_rest_are_one_warning(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(473))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=10%", "b.jsonl=10%", "--seed", "1")
+    assert out == [
+        "Stratifying by cursor-path (473 unique groups, 473 examples), seed 1",
+        "a.jsonl: 47 examples",
+        "b.jsonl: 47 examples",
+    ]
+    assert err == [
+        "editpred split: warning: 379 of the 473 examples go to no output: the sizes (a.jsonl=10%, b.jsonl=10%) "
+        "add up to less than the whole and no output is rest (to keep them, add an output OUT=rest; to take a "
+        "sample, this is what was asked)"
+    ]
+    assert status == 0
+    assert sorted(os.listdir(tmp_path)) == ["a.jsonl", "b.jsonl", "in.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("output", "what"),
+    [("corpus", "is"), ("corpus/part", "is inside the input folder"), (".", "holds the input")],
+)
+def test_an_output_may_not_be_in_or_around_the_input_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str, what: str
+) -> None:
+    write_corpus(tmp_path / "corpus", [2, 1])
+    before = sorted(os.listdir(tmp_path / "corpus"))
+    status, out, err = run(tmp_path, capsys, "corpus", f"{output}=rest", "--force")
+    what = "is the input" if what == "is" else what
+    assert (status, out, err) == (
+        2,
+        [],
+        [
+            f"editpred split: the output {output} {what} corpus (Write the outputs outside the input: a split "
+            "must not read or write over its own examples.)"
+        ],
+    )
+    assert sorted(os.listdir(tmp_path / "corpus")) == before and os.listdir(tmp_path) == ["corpus"]
+
+
+def test_an_output_may_not_be_the_input_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(3))
+    (tmp_path / "link.jsonl").symlink_to("in.jsonl")
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=1", "link.jsonl=rest", "--force")
+    assert (status, out, err) == (
+        2,
+        [],
+        [
+            "editpred split: the output link.jsonl is the input in.jsonl (Write the outputs outside the input: a "
+            "split must not read or write over its own examples.)"
+        ],
+    )
+    assert (tmp_path / "in.jsonl").read_text() == lines(3) and not (tmp_path / "a.jsonl").exists()
+
+
+def test_lines_that_are_no_example_go_to_no_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = lines(3).splitlines()
+    data = "\n".join([good[0], '{"x":1}', good[1], "[1]", "", good[2], '{"name": "cut", "repos']).encode()
+    (tmp_path / "in.jsonl").write_bytes(data.replace(b"[1]", b"[1]\n\xff\xfe"))
+    status, out, err = run(tmp_path, capsys, "in.jsonl", "a.jsonl=rest", "--seed", "1")
+    fix = "(Write one Example object with Zed's field names (see the README).)"
+    assert err == [
+        f"in.jsonl:2: not an example, so it goes to no output: the example has no 'cursor_path' {fix}",
+        f"in.jsonl:4: not an example, so it goes to no output: an example must be a JSON object, not list {fix}",
+        "in.jsonl:5: not an example, so it goes to no output: not valid UTF-8 (Save the file as UTF-8.)",
+        "in.jsonl:8: not an example, so it goes to no output: invalid JSON: Unterminated string starting at "
+        f"(column 17) {fix}",
+    ]
+    assert out == ["Stratifying by cursor-path (3 unique groups, 3 examples), seed 1", "a.jsonl: 3 examples"]
+    assert status == 1
+    assert (tmp_path / "a.jsonl").read_text().splitlines() == good  # the examples as they were, in order
+
+
+def test_a_markdown_file_that_is_no_example_goes_to_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_corpus(tmp_path / "corpus", [2])
+    (tmp_path / "corpus" / "bad.md").write_text("+++\nrepository_url = 1\n+++\n\n# bad\n\n## Cursor Position\n")
+    status, out, err = run(tmp_path, capsys, "corpus", "out=rest", "--seed", "1")
+    assert err == [
+        "corpus/bad.md:2: not an example, so it goes to no output: 'repository_url' must be a non-empty string "
+        "(Start the file with '+++' on its own line, then TOML with repository_url and revision strings, then a "
+        "closing '+++' line.)"
+    ]
+    assert (status, out[1:]) == (1, ["out: 2 examples"])
+    assert sorted(os.listdir(tmp_path / "out")) == ["e000.md", "e001.md"]

@@ -4,10 +4,14 @@ The arguments are Zed's: a first argument without ``=`` is the input (a folder o
 ``.md`` examples or a ``.jsonl`` file; none, or ``-``, reads JSONL from standard
 input); each ``OUT=SIZE`` names an output (``.jsonl``: a file; otherwise a folder of
 ``.md`` files) and its size. The rules are in :mod:`pytest_editpred.corpus._split`.
-A bad size, a second ``rest`` or an output that exists (without ``--force``) is one
-line and exit status 2, before anything is written. Parts that come out far from
-their sizes (:attr:`~pytest_editpred.corpus.SplitResult.far`) are one warning line
-naming every part, the groups and the largest one, and the exit status stays 0.
+A bad size, a second ``rest``, sizes that ask for more than the input holds, an
+output that is (or is in, or holds) the input, or one that exists (without
+``--force``) is one line and exit status 2, before anything is written. An input
+that is no example is a problem line (exit status 1) and goes to no output; examples
+no output takes (sizes under the whole, no ``rest``: a sample) are one warning line.
+Parts that come out far from their sizes
+(:attr:`~pytest_editpred.corpus.SplitResult.far`) are one warning line naming every
+part, the groups and the largest one, and the exit status stays 0.
 """
 
 from __future__ import annotations
@@ -15,12 +19,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._console import Console
-
-if TYPE_CHECKING:
-    from ..corpus import SplitSpec
 
 __all__ = ["register", "run"]
 
@@ -94,8 +95,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         where = error.filename if isinstance(error.filename, str) else "editpred split"
         console.problem(where, f"cannot read or write it: {error.strerror or error}")
         return 2
-    for where, line, message in result.problems:
-        console.problem(where, message, line=line)
+    for where, line, message, fix in result.problems:
+        console.problem(where, message, fix, line=line)
     console.summary(
         f"Stratifying by {args.stratify} ({result.groups} unique groups, {result.examples} examples), "
         f"seed {result.seed}"
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.summary(f"{path}: {count} example{'s' * (count != 1)}")
     if result.far:
         parts = ", ".join(
-            f"{spec.out} {dealt}{f' of {result.examples} examples' if n == 0 else ''} for {_size(spec)} ({asked})"
+            f"{spec.out} {dealt}{f' of {result.examples} examples' if n == 0 else ''} for {spec.size} ({asked})"
             for n, (spec, asked, dealt) in enumerate(zip(specs, result.asked, result.dealt))
         )
         console.warning(
@@ -113,11 +114,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
             f"{result.groups} groups by {args.stratify}, the largest of {result.largest} examples",
             "to come nearer: split a corpus with more groups, use --stratify none, or ask for other sizes",
         )
+    if result.unassigned:
+        many = result.unassigned != 1
+        console.warning(
+            "editpred split",
+            f"{result.unassigned} of the {result.examples} examples go{'es' * (not many)} to no output: the sizes "
+            f"({', '.join(map(str, specs))}) add up to less than the whole and no output is rest",
+            "to keep them, add an output OUT=rest; to take a sample, this is what was asked",
+        )
     return 1 if result.problems else 0
-
-
-def _size(spec: SplitSpec) -> str:
-    """A size as it can be written on the command line: ``80%``, ``500``, ``rest``."""
-    if spec.kind == "fraction":
-        return f"{spec.value * 100:g}%"
-    return "rest" if spec.kind == "rest" else str(int(spec.value))

@@ -91,7 +91,7 @@ def register(subparsers: Any) -> None:
         type=_positive,
         default=1,
         metavar="N",
-        help="examples per commit, each from seed+i (default 1); identical ones are dropped",
+        help="examples per commit, each from seed+i (default 1, at most 1000); identical ones are dropped",
     )
     parser.add_argument(
         "--split",
@@ -218,17 +218,18 @@ def run(args: argparse.Namespace, console: Console) -> int:
         read_diffs,
         split_commit,
     )
-    from ..corpus.split_commit import Commit
+    from ..corpus.split_commit import MAX_SAMPLES, Commit
 
     try:
         point = parse_split_point(args.split) if args.split is not None else None
     except EditPredError as error:
         console.problem("--split", error.reason, error.fix)
         return 2
-    problem = _writable(args.output, args.fmt)
-    if problem is not None:
+    if args.samples > MAX_SAMPLES:
         console.problem(
-            str(args.output), f"cannot write the examples here: {problem}", "Give -o a directory you can write to."
+            "-n",
+            f"{args.samples} examples per commit is more than {MAX_SAMPLES}",
+            f"Give -n from 1 to {MAX_SAMPLES}: further draws of a commit's splits only repeat examples already made.",
         )
         return 2
     try:
@@ -249,6 +250,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
             commits = list_commits(repo, revisions, None if args.revisions else DEFAULT_MAX_COUNT)
         except EditPredError as error:
             console.problem(args.repo, error.reason.removeprefix(f"{args.repo}: "), error.fix)
+            return 2
+        problem = _writable(args.output, args.fmt)  # made only now: a usage error leaves no empty folder
+        if problem is not None:
+            console.problem(
+                str(args.output), f"cannot write the examples here: {problem}", "Give -o a directory you can write to."
+            )
             return 2
         options = Options(
             point=point or Options().point,
@@ -276,7 +283,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 if commit.sha != entry[0]:
                     raise GitError(f"git diff-tree gave {commit.sha} where {entry[0]} was asked for")
                 read += 1
-                result = split_commit(repo, commit, options, shallow)
+                where = f"split-commit: commit {read}/{len(commits)}, samples"
+
+                def progress(done: int, where: str = where) -> None:
+                    console.progress(done, args.samples, where)
+
+                result = split_commit(repo, commit, options, shallow, progress)
                 left_out.update(result.left_out)
                 for reason, message in result.failures:
                     failed[reason] += 1

@@ -23,6 +23,15 @@ folder of ``.md`` files. An example goes out as it came in when the formats agre
 across formats is it rendered (:func:`~pytest_editpred.example.to_json`,
 :func:`~pytest_editpred.example.to_markdown`). Nothing is written until every output
 is known to be writable, and nothing is overwritten without ``force``.
+
+Two more rules differ from Zed on purpose. Sizes that ask for more than there is
+(60% + 60%, 400 + 400 of 473) are refused before anything is read or written: Zed
+caps each part at what the earlier ones left, so the later parts silently come out
+short or empty. And a line or file that is not an example is a problem naming it, and
+goes to no output: Zed deals an unreadable line out as a group of its own, so a split
+of a corpus carries its garbage into every part. Sizes that add up to less than the
+whole with no ``rest`` are Zed's (the examples left over go nowhere), which is how a
+sample is taken (``sample.jsonl=100``); the command says how many.
 """
 
 from __future__ import annotations
@@ -45,6 +54,9 @@ __all__ = [
     "SplitResult",
     "SplitSpec",
     "assign",
+    "check_paths",
+    "check_sizes",
+    "check_specs",
     "group_key",
     "groups_of",
     "parse_spec",
@@ -74,6 +86,16 @@ class SplitSpec:
     @property
     def jsonl(self) -> bool:
         return self.out.suffix.lower() == ".jsonl"
+
+    @property
+    def size(self) -> str:
+        """The size as it can be written on the command line: ``80%``, ``500``, ``rest``."""
+        if self.kind == "fraction":
+            return f"{self.value * 100:g}%"
+        return "rest" if self.kind == "rest" else str(int(self.value))
+
+    def __str__(self) -> str:
+        return f"{self.out}={self.size}"
 
 
 def parse_spec(text: str) -> SplitSpec:
@@ -114,6 +136,57 @@ def check_specs(specs: Sequence[SplitSpec]) -> None:
         if key in seen:
             raise ConfigError(f"the output {spec.out} is named twice", fix="Give each output its own name.")
         seen.add(key)
+    fractions = [spec for spec in specs if spec.kind == "fraction"]
+    if sum(spec.value for spec in fractions) > 1 + 1e-9:
+        raise ConfigError(
+            f"the sizes add up to {sum(spec.value for spec in fractions) * 100:g}% "
+            f"({' + '.join(map(str, fractions))}), more than the whole",
+            fix=_SIZES_FIX.format(whole="100%"),
+        )
+
+
+_SIZES_FIX = "Give sizes that add up to {whole} at most; one output may be rest, to take what the others leave."
+
+
+def check_sizes(specs: Sequence[SplitSpec], total: int) -> None:
+    """Refuse sizes that ask for more examples than the input holds: each part is
+    capped at what the earlier ones left, so a later part would silently come out
+    short or empty. Fractions are counted unrounded (50% + 50% of 3 is 3, not 4)."""
+    sized = [spec for spec in specs if spec.kind != "rest"]
+    if not any(spec.kind == "count" for spec in sized):
+        return  # fractions alone: check_specs has seen them
+    asked = sum(total * spec.value if spec.kind == "fraction" else spec.value for spec in sized)
+    if asked > total + 1e-9:
+        shares = "".join(
+            f"; {spec.size} of {total} is {total * spec.value:.6g}" for spec in sized if spec.kind == "fraction"
+        )
+        raise ConfigError(
+            f"the sizes add up to {asked:.6g} examples ({' + '.join(map(str, sized))}{shares}), "
+            f"more than the {total} of the input",
+            fix=_SIZES_FIX.format(whole=total),
+        )
+
+
+def check_paths(source: Path | None, specs: Sequence[SplitSpec]) -> None:
+    """Refuse an output that is the input, lies inside the input folder or holds
+    the input: the split would read its own output, or write among its input."""
+    if source is None or str(source) == "-":
+        return
+    read = Path(os.path.realpath(source))
+    for spec in specs:
+        out = Path(os.path.realpath(spec.out))
+        if out == read:
+            what = "is the input"
+        elif read in out.parents:
+            what = "is inside the input folder"
+        elif out in read.parents:
+            what = "holds the input"
+        else:
+            continue
+        raise ConfigError(
+            f"the output {spec.out} {what} {source}",
+            fix="Write the outputs outside the input: a split must not read or write over its own examples.",
+        )
 
 
 # ------------------------------------------------------------------------ input
@@ -123,7 +196,9 @@ def check_specs(specs: Sequence[SplitSpec]) -> None:
 class Record:
     """One example as read: the bytes written back when formats agree, where it came
     from (a ``.md`` file's path relative to the input folder, or a JSONL line number),
-    and its fields when it could be read (None: it goes to a group of its own)."""
+    and its fields. A record that is no example has ``fields`` None and says why
+    (``error``, at ``error_line`` of its file, and the ``fix``): it is reported and
+    goes to no output."""
 
     data: bytes
     origin: str
@@ -131,6 +206,8 @@ class Record:
     fields: dict[str, Any] | None
     example: Any = field(default=None, repr=False)
     error: str | None = None
+    error_line: int | None = None
+    fix: str | None = None
 
 
 def read_records(source: Path | None, stdin: bytes | None = None) -> list[Record]:
@@ -163,26 +240,47 @@ def _markdown_records(folder: Path) -> list[Record]:
             relative = path.relative_to(folder).as_posix()
             try:
                 example = from_markdown(data.decode("utf-8"), path)
-            except (UnicodeDecodeError, EditPredError) as error:
-                reason = error.reason if isinstance(error, EditPredError) else "the file is not valid UTF-8"
-                records.append(Record(data, relative, None, None, error=reason))
+            except UnicodeDecodeError as error:
+                line = data[: error.start].count(b"\n") + 1
+                records.append(Record(data, relative, None, None, error="not valid UTF-8", error_line=line, fix=_UTF8))
+                continue
+            except EditPredError as error:
+                records.append(
+                    Record(data, relative, None, None, error=error.reason, error_line=error.line, fix=error.fix)
+                )
                 continue
             records.append(Record(data, relative, None, to_json(example), example=example))
     return records
 
 
+_UTF8 = "Save the file as UTF-8."
+
+
 def _jsonl_records(data: bytes, where: str) -> list[Record]:
-    records = []
-    for number, raw in enumerate(data.splitlines(keepends=True), 1):
-        if not raw.strip():
-            continue
-        line = raw.rstrip(b"\r\n")
+    """Each line read by the plugin's own JSONL reader (blank lines skipped): an
+    example keeps its line's bytes; a line that is none (``{"x": 1}``, ``[1]``, a line
+    cut short, bytes that are not UTF-8) is a record that says why."""
+    from ..example import Example, from_jsonl
+
+    raws = [raw.rstrip(b"\r") for raw in data.split(b"\n")]
+    texts: list[str] = []
+    records: dict[int, Record] = {}
+    for number, raw in enumerate(raws, 1):
         try:
-            fields = json.loads(line)
-        except (ValueError, RecursionError):
-            fields = None
-        records.append(Record(line, where, number, fields if isinstance(fields, dict) else None))
-    return records
+            texts.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            texts.append("")
+            records[number] = Record(raw, where, number, None, error="not valid UTF-8", error_line=number, fix=_UTF8)
+    for entry in from_jsonl("\n".join(texts), where):
+        if isinstance(entry, Example):
+            number = entry.source.line
+            records[number] = Record(raws[number - 1], where, number, json.loads(raws[number - 1]), example=entry)
+        else:
+            number = entry.line or 0
+            records[number] = Record(
+                raws[number - 1], where, number, None, error=entry.reason, error_line=number, fix=entry.fix
+            )
+    return [records[number] for number in sorted(records)]
 
 
 # --------------------------------------------------------------------- grouping
@@ -268,17 +366,22 @@ def _deal(groups: list[list[int]], specs: Sequence[SplitSpec], total: int, seed:
 class SplitResult:
     """What was written: per output, its path and the number of examples; the seed
     used; the groups and the largest one's size; each output's size as asked
-    (:func:`targets`) and as dealt; and one line per example that could not be
-    converted."""
+    (:func:`targets`) and as dealt; and one ``(where, line, message, fix)`` per
+    input that is no example or could not be converted."""
 
     written: list[tuple[Path, int]]
     seed: int
     groups: int
     examples: int
-    problems: list[tuple[str, int | None, str]] = field(default_factory=list)
+    problems: list[tuple[str, int | None, str, str | None]] = field(default_factory=list)
     largest: int = 0
     asked: list[int] = field(default_factory=list)
     dealt: list[int] = field(default_factory=list)
+
+    @property
+    def unassigned(self) -> int:
+        """Examples no output took (sizes under the whole and no ``rest``)."""
+        return self.examples - sum(self.dealt)
 
     @property
     def far(self) -> bool:
@@ -309,35 +412,27 @@ def existing_outputs(specs: Sequence[SplitSpec]) -> list[Path]:
     return found
 
 
-def _as_json_line(record: Record) -> bytes | str:
+def _as_json_line(record: Record) -> bytes:
     """The record as a JSONL line: as read, or a ``.md`` example rendered."""
     if record.line is not None:
         return record.data
-    if record.fields is None:
-        return f"{record.origin}: {record.error or 'not an example'}, so it cannot be written as JSON"
     return json.dumps(record.fields, ensure_ascii=False).encode("utf-8")
 
 
 def write_outputs(
     records: Sequence[Record], specs: Sequence[SplitSpec], assignment: Sequence[Sequence[int]]
-) -> tuple[list[tuple[Path, int]], list[tuple[str, int | None, str]]]:
+) -> tuple[list[tuple[Path, int]], list[tuple[str, int | None, str, str | None]]]:
     """Write each output atomically file by file; examples that cannot be converted
-    to the output's format are skipped and returned as ``(where, line, message)``."""
+    to the output's format are skipped and returned as ``(where, line, message, fix)``."""
     from .._files import write_atomic
     from ..example import from_json, safe_id, to_markdown
 
     written: list[tuple[Path, int]] = []
-    problems: list[tuple[str, int | None, str]] = []
+    problems: list[tuple[str, int | None, str, str | None]] = []
     for spec, indices in zip(specs, assignment, strict=True):
         count = 0
         if spec.jsonl:
-            lines: list[bytes] = []
-            for index in indices:
-                line = _as_json_line(records[index])
-                if isinstance(line, str):
-                    problems.append((str(spec.out), None, line))
-                    continue
-                lines.append(line)
+            lines = [_as_json_line(records[index]) for index in indices]
             if spec.out.parent != Path(""):
                 spec.out.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(spec.out, b"".join(line + b"\n" for line in lines))
@@ -357,7 +452,7 @@ def write_outputs(
                 example = from_json(record.data.decode("utf-8"), record.origin)
             except Exception as error:  # noqa: BLE001 - EditPredError or a decode error
                 reason = getattr(error, "reason", None) or str(error)
-                problems.append((record.origin, record.line, f"not an example, so it cannot be .md: {reason}"))
+                problems.append((record.origin, record.line, f"not an example, so it cannot be .md: {reason}", None))
                 continue
             if example.name == (Path(record.origin).stem if record.origin != "<stdin>" else ""):
                 example_name = f"{Path(record.origin).stem}-{record.line}"
@@ -383,9 +478,13 @@ def split(
     force: bool = False,
     stdin: bytes | None = None,
 ) -> SplitResult:
-    """Read, assign and write. :class:`ConfigError` for bad specs or an output that
-    exists without ``force``; :class:`OSError` when a file cannot be read or written."""
+    """Read, assign and write. :class:`ConfigError` for bad specs, sizes that ask for
+    more than the input holds, an output that is (or is in, or holds) the input, or
+    one that exists without ``force``: all before anything is written. An input that is
+    no example is one problem and goes to no output. :class:`OSError` when a file
+    cannot be read or written."""
     check_specs(specs)
+    check_paths(source, specs)
     if not force:
         existing = existing_outputs(specs)
         if existing:
@@ -393,18 +492,31 @@ def split(
                 f"{existing[0]} exists" + (f" (and {len(existing) - 1} more outputs)" if len(existing) > 1 else ""),
                 fix="Name new outputs, or pass --force to write over them.",
             )
-    records = read_records(source, stdin)
+    read = read_records(source, stdin)
+    records = [record for record in read if record.fields is not None]
+    check_sizes(specs, len(records))
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
     groups = groups_of(records, stratify)
     assignment = _deal(groups, specs, len(records), seed)
     written, problems = write_outputs(records, specs, assignment)
+    base = source if source is not None and str(source) != "-" and source.is_dir() else None
+    skipped = [
+        (
+            str(base / record.origin) if base is not None else record.origin,
+            record.error_line,
+            f"not an example, so it goes to no output: {record.error}",
+            record.fix,
+        )
+        for record in read
+        if record.fields is None
+    ]
     return SplitResult(
         written,
         seed,
         len(groups),
         len(records),
-        problems,
+        skipped + problems,
         largest=max(map(len, groups), default=0),
         asked=targets(specs, len(records)),
         dealt=[len(indices) for indices in assignment],

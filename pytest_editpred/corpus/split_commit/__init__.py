@@ -19,9 +19,9 @@ reproduced, so a seed gives other draws than in Zed but always the same ones her
 """
 
 from ._check import Unloadable, check_example
-from ._commit import MAX_DIFF_BYTES, MAX_EDITS, CommitResult, Options, repo_name, split_commit
+from ._commit import MAX_DIFF_BYTES, MAX_EDITS, MAX_SAMPLES, CommitResult, Options, repo_name, split_commit
 from ._cursor import MARKER, Cursor, Rng, cursor_excerpt, sample_cursor_position
-from ._diffs import Commit, FileDiff, git_path, read_diffs
+from ._diffs import MAX_FILE_BYTES, Commit, FileDiff, git_path, read_diffs
 from ._generate import Generated, generate, generate_at
 from ._half_typed import fuzzy_ratio, half_typed, imitate_human_edits, position_weight, tokenize
 from ._kinds import KINDS, classify
@@ -45,6 +45,8 @@ __all__ = [
     "MARKER",
     "MAX_DIFF_BYTES",
     "MAX_EDITS",
+    "MAX_FILE_BYTES",
+    "MAX_SAMPLES",
     "REASONS",
     "Commit",
     "CommitResult",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from ..._diff import apply_sections
 from ..._exceptions import EditPredError
 from ...example import Example, from_json, from_markdown, to_json, to_markdown
-from ...scene import apply_patch, excerpt_matches
+from ...scene import apply_patch, excerpt_matches, unified_diff
 from .._quality import changed_rows
 from ._cursor import MARKER
 from ._patch import sequential
@@ -146,7 +146,7 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
         raise Skip("marker-in-text") from None
     buffers: dict[str, str] = {}
     try:
-        list(apply_sections(loaded.edit_history, buffers, files))
+        applied = list(apply_sections(loaded.edit_history, buffers, files))
     except EditPredError as error:
         raise Unloadable(
             "history-does-not-apply", f"the edit history does not apply at the parent: {error.reason}"
@@ -190,7 +190,13 @@ def check_example(example: Example, files: Files, fmt: str, line_hint: int) -> C
         if patched.buffers.get(p) != before[p]
     }
     digest = hashlib.sha256()
-    for part in (loaded.revision, loaded.edit_history, path, str(cursor)):
+    # The history as the scene holds it, as lint keys it: each section's edit diffed
+    # anew, so two histories that differ only in how their text is cut (a line Zed
+    # half-typed to its end in a hunk of its own, Zed's hunk numbers) are one.
+    events = (
+        part for a in applied for part in (a.path, a.old_path, unified_diff(a.path, a.old_path, a.before, a.after))
+    )
+    for part in (loaded.revision, *events, path, str(cursor)):
         digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
     for p in sorted(rows):
         digest.update(p.encode("utf-8", "surrogatepass") + b"\0")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 
 from ..._exceptions import EditPredError
@@ -29,7 +29,16 @@ from ._points import SplitPoint
 from ._repository import Repository
 from ._rules import Skip, order
 
-__all__ = ["MAX_DIFF_BYTES", "MAX_EDITS", "PLACE_RULES", "CommitResult", "Options", "repo_name", "split_commit"]
+__all__ = [
+    "MAX_DIFF_BYTES",
+    "MAX_EDITS",
+    "MAX_SAMPLES",
+    "PLACE_RULES",
+    "CommitResult",
+    "Options",
+    "repo_name",
+    "split_commit",
+]
 
 
 #: The quality rules on where the target is: they need the expected patch applied.
@@ -39,6 +48,12 @@ PLACE_RULES = frozenset({"scattered-target", "unrelated-target"})
 #: Zed has no limit, but an example of thousands of lines teaches nothing and costs.
 MAX_EDITS = 5000
 MAX_DIFF_BYTES = 2_000_000
+#: ``-n`` at most: samples per commit. A commit the size rules let through has at
+#: most ``MAX_HISTORY_LINES`` + 1 (201) splits, and the draws past a few hundred only
+#: repeat examples already written (dropped as duplicates); each costs a check of
+#: a few milliseconds, so a bound is what keeps a typo (-n 100000) from running for
+#: hours on one commit. Five times the splits any such commit has is never needed.
+MAX_SAMPLES = 1000
 
 
 @dataclass(frozen=True)
@@ -147,10 +162,16 @@ def _bounds(num_edits: int, rules: Collection[str]) -> tuple[int, int]:
 
 
 def split_commit(
-    repo: Repository, commit: Commit, options: Options, shallow: Collection[str] = frozenset()
+    repo: Repository,
+    commit: Commit,
+    options: Options,
+    shallow: Collection[str] = frozenset(),
+    progress: Callable[[int], None] | None = None,
 ) -> CommitResult:
     """The examples of one commit (``options.samples`` of them at most), with why
-    samples gave none, the examples that would not load and the files left out."""
+    samples gave none, the examples that would not load and the files left out;
+    ``progress`` is told the number of samples done after each (many samples of a
+    big commit take a while)."""
     result = CommitResult(commit.sha)
 
     def skip(reason: str) -> CommitResult:
@@ -189,6 +210,8 @@ def split_commit(
     seen: set[bytes] = set()
     names: set[str] = set()
     for sample in range(options.samples):
+        if progress is not None and sample:
+            progress(sample)
         rng = random.Random(((options.seed + sample) % 2**64) ^ int(commit.sha, 16))
         kept: dict[int, Checked] = {}
 

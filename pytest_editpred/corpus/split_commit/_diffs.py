@@ -11,6 +11,12 @@ with a path an example can name (git's C-quoted paths decoded) and no changed li
 that reads as a diff header; the rest is left out of the diff and counted by reason.
 A CRLF file's carriage returns are dropped: the scene reads files as an editor's
 buffer holds them, with ``\\n`` line endings.
+
+A file over :data:`MAX_FILE_BYTES` on either side is left out (``big-file``) before
+anyone reads it: git is told to treat it as binary (``core.bigFileThreshold``, so it
+does not load it to diff it either), and its size is asked of git. A two-line edit in
+a 120 MB file would otherwise have its text read, decoded, normalised and searched
+whole, several copies at once (2 GB of memory).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -30,7 +36,12 @@ from ...scene import git_kill, split_path
 from ._patch import header_path
 from ._repository import _CONFIG, LOG_TIMEOUT, Repository, _environment, _start
 
-__all__ = ["Commit", "FileDiff", "git_path", "read_diffs", "representable"]
+__all__ = ["MAX_FILE_BYTES", "Commit", "FileDiff", "git_path", "read_diffs", "representable"]
+
+#: A file larger than this (before or after the commit) is left out of its diff as
+#: ``big-file``: the size of the diff limit (``MAX_DIFF_BYTES``), far above a source
+#: file anyone types in, and a bound on the memory one file can cost.
+MAX_FILE_BYTES = 2_000_000
 
 _DIFF_OPTIONS = [
     "--no-color",
@@ -45,8 +56,10 @@ _DIFF_OPTIONS = [
     "--src-prefix=a/",
     "--dst-prefix=b/",
     "-O/dev/null",
+    "--full-index",
     "--format=%x00%H",
 ]
+_NO_BLOB = "0" * 40
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,8 @@ class FileDiff:
     new: str | None
     text: str = ""
     left_out: str | None = None
+    #: The blobs of a file git did not diff (``binary``), to ask their sizes.
+    blobs: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -133,6 +148,7 @@ def _file(block: list[bytes]) -> FileDiff:
     old_raw = new_raw = b""
     hunk_at = None
     modes: list[bytes] = []
+    blobs: tuple[str, ...] = ()
     binary = False
     for index, line in enumerate(block):
         if line.startswith(b"@@"):
@@ -146,8 +162,12 @@ def _file(block: list[bytes]) -> FileDiff:
             new_raw = line[4:]
         elif line.startswith((b"new file mode ", b"deleted file mode ", b"old mode ", b"new mode ")):
             modes.append(line.rsplit(b" ", 1)[-1])
-        elif line.startswith(b"index ") and len(line.split()) == 3:
-            modes.append(line.split()[2])
+        elif line.startswith(b"index "):
+            fields = line.split()
+            if len(fields) == 3:
+                modes.append(fields[2])
+            shas = fields[1].decode(errors="replace").split("..")
+            blobs = tuple(sha for sha in shas if sha != _NO_BLOB)
     try:
         old, new = _name(old_raw) if old_raw else None, _name(new_raw) if new_raw else None
     except UnicodeDecodeError:
@@ -155,7 +175,7 @@ def _file(block: list[bytes]) -> FileDiff:
     if b"160000" in modes:
         return FileDiff(old, new, left_out="submodule")
     if binary:
-        return FileDiff(old, new, left_out="binary")
+        return FileDiff(old, new, left_out="binary", blobs=blobs)
     if hunk_at is None:
         return FileDiff(old, new)  # a pure rename or mode change: no hunk, as in Zed
     if b"120000" in modes:
@@ -197,8 +217,11 @@ def _commit(sha: str, parents: list[str], body: list[bytes]) -> Commit:
     return commit
 
 
-def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commit]:
-    """Each of ``commits`` (``[sha, parent]``) with its diff, in order.
+def read_diffs(
+    repo: Repository, commits: Sequence[list[str]], max_file_bytes: int = MAX_FILE_BYTES
+) -> Iterator[Commit]:
+    """Each of ``commits`` (``[sha, parent]``) with its diff, in order; a file over
+    ``max_file_bytes`` on either side is left out as ``big-file``, unread.
 
     When git stops at a commit it cannot read (a missing object), that commit comes
     with ``unreadable`` set and a new ``git diff-tree`` reads the rest. git writes a
@@ -210,10 +233,10 @@ def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commi
     while remaining:
         done: set[str] = set()
         died: tuple[str | None, str] | None = None
-        for sha, body, error in _diff_tree(repo, remaining):
+        for sha, body, error in _diff_tree(repo, remaining, max_file_bytes):
             if error is None:
                 done.add(sha)
-                yield _commit(sha, by_sha[sha][1:], body)
+                yield _big_files(repo, _commit(sha, by_sha[sha][1:], body), max_file_bytes)
             else:
                 died = (sha or None, error)
         if died is None:
@@ -221,9 +244,9 @@ def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commi
         last, message = died
         rest = [entry for entry in remaining if entry[0] not in done]
         if last is not None:
-            alone = list(_diff_tree(repo, [by_sha[last]]))
+            alone = list(_diff_tree(repo, [by_sha[last]], max_file_bytes))
             if len(alone) == 1 and alone[0][2] is None:
-                yield _commit(last, by_sha[last][1:], alone[0][1])
+                yield _big_files(repo, _commit(last, by_sha[last][1:], alone[0][1]), max_file_bytes)
                 rest = [entry for entry in rest if entry[0] != last]
                 last = None
         if last is None and not rest:
@@ -233,7 +256,46 @@ def read_diffs(repo: Repository, commits: Sequence[list[str]]) -> Iterator[Commi
         remaining = [entry for entry in rest if entry[0] != culprit]
 
 
-def _diff_tree(repo: Repository, commits: Sequence[list[str]]) -> Iterator[tuple[str, list[bytes], str | None]]:
+def _big_files(repo: Repository, commit: Commit, max_file_bytes: int) -> Commit:
+    """The commit with its files git did not diff that are over ``max_file_bytes``
+    (git leaves them undiffed as binary) left out as ``big-file``."""
+    blobs = [blob for diff in commit.files if diff.blobs for blob in diff.blobs]
+    if not blobs:
+        return commit
+    sizes = _sizes(repo, blobs)
+    commit.files = [
+        replace(diff, left_out="big-file") if any(sizes.get(blob, 0) > max_file_bytes for blob in diff.blobs) else diff
+        for diff in commit.files
+    ]
+    return commit
+
+
+def _sizes(repo: Repository, blobs: Sequence[str]) -> dict[str, int]:
+    """The size of each blob, from one ``git cat-file --batch-check`` (a blob git
+    cannot find is left out: its file is counted as binary, as before)."""
+    proc = _start(
+        [*_CONFIG, f"--git-dir={repo.git_dir}", "cat-file", "--batch-check=%(objectname) %(objectsize)"],
+        env=_environment(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        out, _ = proc.communicate("".join(f"{blob}\n" for blob in blobs).encode(), timeout=LOG_TIMEOUT)
+    except BaseException:
+        git_kill(proc)
+        raise
+    sizes = {}
+    for line in out.decode(errors="replace").splitlines():
+        name, _, size = line.partition(" ")
+        if size.isdigit():
+            sizes[name] = int(size)
+    return sizes
+
+
+def _diff_tree(
+    repo: Repository, commits: Sequence[list[str]], max_file_bytes: int
+) -> Iterator[tuple[str, list[bytes], str | None]]:
     """``(sha, diff lines, None)`` for each commit git diffs; when git stops early,
     last ``(the commit whose header came last, or "", [], git's message)``."""
     # No work tree and an empty index: the checkout's (or the caller's folder's)
@@ -241,7 +303,16 @@ def _diff_tree(repo: Repository, commits: Sequence[list[str]]) -> Iterator[tuple
     # attributes that count are the commit's own, read by the quality rules.
     with tempfile.TemporaryFile() as errors, tempfile.TemporaryDirectory(prefix="editpred-") as nowhere:
         proc = _start(
-            [*_CONFIG, f"--git-dir={repo.git_dir}", "diff-tree", "--stdin", "--always", *_DIFF_OPTIONS],
+            [
+                *_CONFIG,
+                "-c",
+                f"core.bigFileThreshold={max_file_bytes}",
+                f"--git-dir={repo.git_dir}",
+                "diff-tree",
+                "--stdin",
+                "--always",
+                *_DIFF_OPTIONS,
+            ],
             env=_environment(GIT_WORK_TREE=nowhere, GIT_INDEX_FILE=os.path.join(nowhere, "index")),
             cwd=Path(nowhere),
             stdin=subprocess.PIPE,

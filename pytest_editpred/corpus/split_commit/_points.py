@@ -2,7 +2,9 @@
 
 A fraction of the edits (``0.5``), an edit index (``3``), a kind (``fim``,
 ``same-file-near``, ``same-file-far``, ``cross-file``), a kind and a value
-(``fim:3``), or nothing: a random split, as Zed draws it.
+(``fim:3``), or nothing: a random split, as Zed draws it. A fraction outside 0-1 is
+refused where Zed clamps it; an index past a commit's edits is clamped, as in Zed
+(each commit has its own number of edits, so no bound fits them all).
 """
 
 from __future__ import annotations
@@ -32,9 +34,17 @@ class SplitPoint:
 def _parse_value(text: str) -> float | int:
     if "." in text:
         try:
-            return float(text)
+            fraction = float(text)
         except ValueError:
             raise SplitPointError(f"invalid split point fraction '{text}'") from None
+        # Zed clamps any f64 (2.5 is every edit, -1.0 none): a fraction outside 0-1
+        # is a typo for an index or a percentage, and a split it names is no fraction.
+        if not 0 <= fraction <= 1:
+            raise SplitPointError(
+                f"the split point fraction '{text}' is outside 0 to 1",
+                fix="Give a fraction of the edits from 0 to 1 (0.5: half of them), or an edit index (3).",
+            )
+        return fraction
     if not text.isdigit():  # Rust's usize parse: digits only (a '+' aside)
         raise SplitPointError(f"invalid split point index '{text}'")
     return int(text)

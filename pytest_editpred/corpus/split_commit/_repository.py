@@ -115,9 +115,14 @@ class Repository:
         return data if kind == "blob" else None
 
     def shallow(self) -> frozenset[str]:
-        """The commits a shallow clone was cut at (their parents are not here)."""
+        """The commits a shallow clone was cut at (their parents are not here). The
+        list is in the repository's common git dir, which a linked worktree's git dir
+        (``.git/worktrees/NAME``) is not: git says where."""
+        status, out, _ = _git([f"--git-dir={self.git_dir}", "rev-parse", "--git-path", "shallow"])
+        if status:
+            return frozenset()
         try:
-            return frozenset((self.git_dir / "shallow").read_text().split())
+            return frozenset(Path(os.path.abspath(os.fsdecode(out.strip()))).read_text().split())
         except OSError:
             return frozenset()
 
@@ -150,6 +155,12 @@ def open_repository(path: str) -> Repository:
         )
         if status:
             shutil.rmtree(temporary, ignore_errors=True)
+            if _is_bundle(where):  # git writes a shallow clone's bundle without its cut parents
+                raise RepositoryError(
+                    f"{path}: git cannot read this bundle ({err or 'git clone failed'})",
+                    fix="A bundle made in a shallow clone lacks the parents of its oldest commits: make it in a "
+                    "full clone (git fetch --unshallow first), or give the repository itself.",
+                )
             raise RepositoryError(f"{path}: not a git bundle ({err or 'git clone failed'})", fix=fix)
         return Repository(path, temporary / "repo.git", None, temporary)
     env = _environment(GIT_CEILING_DIRECTORIES=str(where.resolve().parent))
@@ -160,6 +171,15 @@ def open_repository(path: str) -> Repository:
     status, out, _ = _git([f"--git-dir={git_dir}", "config", "--get", "remote.origin.url"], env=env)
     origin = out.decode(errors="replace").strip() if status == 0 else None
     return Repository(path, git_dir, origin or None)
+
+
+def _is_bundle(path: Path) -> bool:
+    """Does the file start with a git bundle's signature?"""
+    try:
+        with path.open("rb") as file:
+            return file.read(16) in (b"# v2 git bundle\n", b"# v3 git bundle\n")
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------- revisions

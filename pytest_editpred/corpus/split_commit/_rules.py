@@ -57,6 +57,7 @@ COMMIT_REASONS: tuple[tuple[str, str], ...] = (
 #: Why a file of a commit is left out of its diff.
 FILE_REASONS: tuple[tuple[str, str], ...] = (
     ("binary", "a binary file: no text to edit"),
+    ("big-file", "a file of more than 2 MB before or after the commit: left unread, as no one types in it"),
     ("symlink", "a symbolic link: its text is a path"),
     ("submodule", "a submodule (gitlink): a commit id, not a file"),
     ("non-utf8", "text that is not UTF-8: an example is UTF-8"),
