@@ -427,3 +427,37 @@ def test_a_markdown_file_that_is_no_example_goes_to_no_output(
     ]
     assert (status, out[1:]) == (1, ["out: 2 examples"])
     assert sorted(os.listdir(tmp_path / "out")) == ["e000.md", "e001.md"]
+
+
+def test_force_onto_a_folder_leaves_only_the_new_examples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The folder held 473 where the command said 167: ``--force`` now swaps the
+    output folder in whole, so the old examples go."""
+    (tmp_path / "in.jsonl").write_text(lines(6))
+    status, _, err = run(tmp_path, capsys, "in.jsonl", "out=rest")
+    assert (status, err) == (0, []) and len(list((tmp_path / "out").iterdir())) == 6
+    (tmp_path / "small.jsonl").write_text(lines(2))
+    status, _, err = run(tmp_path, capsys, "small.jsonl", "out=rest", "--force")
+    assert (status, err) == (0, [])
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["e0.md", "e1.md"]
+
+
+def test_a_symbolic_link_as_output_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "in.jsonl").write_text(lines(3))
+    system = tmp_path / "system"
+    system.mkdir()
+    (tmp_path / "link").symlink_to(system)
+    (tmp_path / "file-link.jsonl").symlink_to(tmp_path / "target.jsonl")
+    for output, fix in (
+        ("link", "Give -o a real folder, not a link."),
+        ("file-link.jsonl", "Give -o a real file path, not a link."),
+    ):
+        status, _, err = run(tmp_path, capsys, "in.jsonl", f"{output}=rest", "--force")
+        target = system if output == "link" else tmp_path / "target.jsonl"
+        assert (status, err) == (
+            2,
+            [
+                f"editpred split: {output}: it is a symbolic link (to {target}); "
+                f"examples are never written through a link ({fix})"
+            ],
+        )
+    assert not any(system.iterdir()) and not (tmp_path / "target.jsonl").exists()

@@ -515,7 +515,7 @@ def test_origin_url_is_the_default(tmp_path: Path, capsys: pytest.CaptureFixture
             "bundle-no-url",
             "{bundle}: a bundle has no origin URL to name in the examples (Give the repository's URL with --url URL.)",
         ),
-        ("output-is-file", "{file}: cannot write the examples here"),
+        ("output-is-file", "{file}: it is a file, not a folder (Give -o a folder (it is made if missing).)"),
         ("not-a-bundle", "{file}: not a git bundle"),
     ],
 )

@@ -251,7 +251,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
         except EditPredError as error:
             console.problem(args.repo, error.reason.removeprefix(f"{args.repo}: "), error.fix)
             return 2
-        problem = _writable(args.output, args.fmt)  # made only now: a usage error leaves no empty folder
+        writer = ExampleWriter(args.output, args.fmt, force=args.force)
+        refused = writer.refusal()  # a link, a file for a folder, --force over an input: before any work
+        if refused is not None:
+            console.problem(str(args.output), *refused)
+            return 2
+        # A folder of .md files is made when the first example is written (beside its
+        # place, then renamed in); a JSONL file's folder is made only now: a usage error
+        # leaves no empty folder either way.
+        problem = _writable(args.output, args.fmt) if args.fmt == "jsonl" else None
         if problem is not None:
             console.problem(
                 str(args.output), f"cannot write the examples here: {problem}", "Give -o a directory you can write to."
@@ -265,7 +273,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
             fmt=args.fmt,
             rules=frozenset(RULE_NAMES) - kept,
         )
-        writer = ExampleWriter(args.output, args.fmt, force=args.force)
         shallow = repo.shallow()
         outcomes: Counter[str] = Counter()
         skipped: Counter[str] = Counter()
@@ -320,9 +327,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 console.progress(read, len(commits), "split-commit: commits")
             writer.close()
         except EditPredError as error:
+            writer.abort()
             console.problem(args.repo, error.reason, error.fix)
             return 2
         except OSError as error:
+            writer.abort()
             console.problem(
                 str(args.output), f"cannot write: {error.strerror or error}", "Give -o a directory you can write to."
             )

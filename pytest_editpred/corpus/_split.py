@@ -420,12 +420,20 @@ def _as_json_line(record: Record) -> bytes:
 
 
 def write_outputs(
-    records: Sequence[Record], specs: Sequence[SplitSpec], assignment: Sequence[Sequence[int]]
+    records: Sequence[Record],
+    specs: Sequence[SplitSpec],
+    assignment: Sequence[Sequence[int]],
+    *,
+    force: bool = False,
+    inputs: Sequence[Path] = (),
 ) -> tuple[list[tuple[Path, int]], list[tuple[str, int | None, str, str | None]]]:
-    """Write each output atomically file by file; examples that cannot be converted
+    """Write each output atomically: a JSONL file at once, a folder through
+    :class:`OutputFolder` (made beside its place and renamed in, or swapped in whole
+    with ``force``, never written through a link); examples that cannot be converted
     to the output's format are skipped and returned as ``(where, line, message, fix)``."""
     from .._files import write_atomic
     from ..example import from_json, safe_id, to_markdown
+    from ._write import OutputFolder
 
     written: list[tuple[Path, int]] = []
     problems: list[tuple[str, int | None, str, str | None]] = []
@@ -438,14 +446,12 @@ def write_outputs(
             write_atomic(spec.out, b"".join(line + b"\n" for line in lines))
             written.append((spec.out, len(lines)))
             continue
-        spec.out.mkdir(parents=True, exist_ok=True)
+        folder = OutputFolder(spec.out, force=force, inputs=inputs)
         names: set[str] = set()
         for index in indices:
             record = records[index]
             if record.line is None:  # a .md file: the same bytes under the same name
-                target = spec.out / record.origin
-                target.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(target, record.data)
+                folder.write(record.origin, record.data)
                 count += 1
                 continue
             try:
@@ -463,8 +469,9 @@ def write_outputs(
             while candidate in names:
                 candidate, n = f"{name}-{n}", n + 1
             names.add(candidate)
-            write_atomic(spec.out / f"{candidate}.md", to_markdown(example))
+            folder.write(f"{candidate}.md", to_markdown(example))
             count += 1
+        folder.close()  # an output with no example is an empty folder, as before
         written.append((spec.out, count))
     return written, problems
 
@@ -485,6 +492,13 @@ def split(
     cannot be read or written."""
     check_specs(specs)
     check_paths(source, specs)
+    from ._write import output_refusal
+
+    inputs = [source] if source is not None and str(source) != "-" else []
+    for spec in specs:
+        refused = output_refusal(spec.out, folder=not spec.jsonl, force=force, inputs=inputs)
+        if refused is not None:
+            raise ConfigError(f"{spec.out}: {refused[0]}", fix=refused[1])
     if not force:
         existing = existing_outputs(specs)
         if existing:
@@ -499,7 +513,7 @@ def split(
         seed = random.SystemRandom().randrange(2**63)
     groups = groups_of(records, stratify)
     assignment = _deal(groups, specs, len(records), seed)
-    written, problems = write_outputs(records, specs, assignment)
+    written, problems = write_outputs(records, specs, assignment, force=force, inputs=inputs)
     base = source if source is not None and str(source) != "-" and source.is_dir() else None
     skipped = [
         (
