@@ -288,3 +288,60 @@ def test_editpred_context_asks_the_language_server_by_default(
     assert "shop/src/money.ts" in [file["path"] for file in files]
     assert all(e["context_source"] == "lsp" for file in files for e in file["excerpts"])
     assert os.path.exists(pytester.path / "upstream")
+
+
+# ------------------------------------------------------------------ this repository's evals/
+
+EVALS = Path(__file__).resolve().parent.parent / "evals"
+FIXTURES = ("pyshapes", "rustkv", "tsinventory", "taskd")
+
+
+def split_prompt(prompt: str, cursor_path: str) -> tuple[str, str, str]:
+    """A Zeta 2 prompt as its suffix section, its related files section and what
+    follows (the edit history, else the cursor file)."""
+    head = prompt.index("<[fim-prefix]>") + len("<[fim-prefix]>")
+    body = prompt[head:]
+    at = body.find("<filename>edit_history\n")
+    if at < 0:
+        at = body.index(f"<filename>{cursor_path}\n")
+    return prompt[:head], body[:at], body[at:]
+
+
+@pytest.mark.slow
+def test_the_evals_folder_with_retrieval_on_and_off_differs_only_by_the_related_files(
+    pytester: pytest.Pytester, llm_server: LLMServer
+) -> None:
+    from pytest_editpred.example import load_examples
+
+    shutil.copytree(EVALS, pytester.path / "evals", ignore=shutil.ignore_patterns("src", "*.py"))
+    mappings = "".join(
+        f"    https://github.com/editpred-fixtures/{name} = {EVALS / 'repos' / name}.bundle\n" for name in FIXTURES
+    )
+    (pytester.path / "tox.ini").write_text(
+        f"[pytest]\neditpred_cache_dir = .editpred-cache\neditpred_repos =\n{mappings}"
+    )
+    examples = [e for path in sorted((pytester.path / "evals").glob("*.md")) for e in load_examples(path)]
+    llm_server.answer("")
+    common = (
+        "--editpred-cache=off",
+        "--editpred-concurrency=1",
+        "-p",
+        "no:randomly",
+        *map(str, sorted((pytester.path / "evals").glob("*.md"))),
+    )
+    on = pytester.runpytest(*args(llm_server, *common)[1:])
+    sent_on = prompts(llm_server)
+    pytester.runpytest(*args(llm_server, *common, "--editpred-no-retrieval")[1:])
+    sent_off = prompts(llm_server)[len(sent_on) :]
+    assert len(sent_on) == len(sent_off) == len(examples)
+    changed = 0
+    for example, with_context, without in zip(examples, sent_on, sent_off):
+        assert not isinstance(example, Exception)
+        head_on, related_on, rest_on = split_prompt(with_context, example.cursor_path)
+        head_off, related_off, rest_off = split_prompt(without, example.cursor_path)
+        assert head_on == head_off and rest_on == rest_off, example.name
+        assert related_on == "" or related_on.startswith("<filename>"), example.name
+        changed += related_on != related_off
+    assert changed >= len(examples) // 2  # the servers found definitions for most
+    # rust-analyzer cannot be installed here: said once, its examples get Zed's [].
+    assert len([line for line in on.outlines if "context retrieval: rust-analyzer" in line]) <= 1
