@@ -345,3 +345,18 @@ def test_the_evals_folder_with_retrieval_on_and_off_differs_only_by_the_related_
     assert changed >= len(examples) // 2  # the servers found definitions for most
     # rust-analyzer cannot be installed here: said once, its examples get Zed's [].
     assert len([line for line in on.outlines if "context retrieval: rust-analyzer" in line]) <= 1
+
+
+def test_editpred_prompt_shows_the_context_a_run_retrieves(
+    pytester: pytest.Pytester, shop: Path, capsys: pytest.CaptureFixture[str], llm_server: LLMServer
+) -> None:
+    shown = []
+    for extra in (["--editpred-retrieval-type", "current-file"], ["--editpred-no-retrieval"]):
+        options = ["--editpred-provider=openai", "--editpred-model=m", "--editpred-prompt-format=zeta2", *extra]
+        assert main(["prompt", str(shop), *options]) == 0
+        shown.append(capsys.readouterr().out)
+        llm_server.answer("")
+        pytester.runpytest(*args(llm_server, "--editpred-cache=off", *extra))
+        capsys.readouterr()  # the run's own output
+    assert shown == prompts(llm_server)
+    assert shown[0].startswith(HEAD + "<filename>shop/src/main.ts\n") and HEAD + "<filename>edit_history" in shown[1]
