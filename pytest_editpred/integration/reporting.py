@@ -686,8 +686,12 @@ class Reporter:
                 # raw CR would send the terminal back over the line it ends.
                 line = f"editpred accept: {_relative(self.config, path)}: {_tally(messages)}"
                 write(escape_controls(" ".join(line.split("\n"))))
-        for message in self.context_warnings:
-            terminalreporter.write_line(f"editpred warning: context retrieval: {message}", yellow=True, bold=True)
+        if self.context_warnings:
+            from .._clip import escape_controls
+
+            for message in self.context_warnings:  # a dead server's words may hold anything
+                line = escape_controls(" ".join(f"editpred warning: context retrieval: {message}".split("\n")))
+                terminalreporter.write_line(line, yellow=True, bold=True)
         for line in self.faults:
             terminalreporter.write_line(line, yellow=True, bold=True)
 
