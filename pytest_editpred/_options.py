@@ -36,6 +36,7 @@ __all__ = [
     "check_values",
     "context_from",
     "get",
+    "retrieval_from",
     "given",
     "limits_from",
     "settings_from",
@@ -142,6 +143,20 @@ OPTIONS: tuple[Option, ...] = (
     Option("response_cache_dir", "where model responses are cached (default: inside the pytest cache)", kind="path"),
     Option("replay", "results file the replay provider answers from", kind="path"),
     Option("concurrency", "model requests in flight ahead of the running item", kind="int", default=8, low=1),
+    Option(
+        "retrieval_type",
+        "context retrieval for an example without related files, when the provider builds Zed's prompts: "
+        "ep context --type values lsp, current-file, edit-history, edit-history-file, git-log, bm25, "
+        "oracle-file, oracle-snippet, editable, all, none (comma-separated, repeatable; default lsp, as Zed)",
+        kind="list",
+        default=(),
+    ),
+    Option(
+        "no_retrieval",
+        "no context retrieval: Zed's prompts show the recently viewed and opened files as related files",
+        kind="bool",
+        default=False,
+    ),
     Option(
         "max_response_bytes",
         "largest model response body, counted while it streams and decompresses (default 8 MiB)",
@@ -370,6 +385,8 @@ def check_values(config: OptionSource) -> None:
     limits_from(config)
     if get(config, "context_type"):
         context_from(config)
+    if get(config, "retrieval_type"):
+        retrieval_from(config)
 
 
 def check_combinations(config: OptionSource) -> None:
@@ -394,6 +411,22 @@ def context_from(config: OptionSource) -> tuple[bool, int, frozenset[str] | None
     except ConfigError as error:
         raise ConfigError(f"--editpred-context-type: {error.reason}", fix=error.fix) from None
     return bool(get(config, "context_only")), context_budget_bytes(get(config, "related_context_limit")), sources
+
+
+def retrieval_from(config: OptionSource) -> tuple[str, ...] | None:
+    """Context retrieval's ``--type`` values (``("lsp",)`` by default, as Zed), or None
+    when ``--editpred-no-retrieval`` turns it off (it wins over the types, so a run
+    turns off what the ini file chose)."""
+    from .metrics import parse_context_types
+
+    if get(config, "no_retrieval"):
+        return None
+    types = tuple(get(config, "retrieval_type")) or ("lsp",)
+    try:
+        parse_context_types(types)
+    except ConfigError as error:
+        raise ConfigError(f"--editpred-retrieval-type: {error.reason}", fix=error.fix) from None
+    return types
 
 
 def limits_from(config: OptionSource) -> Limits:

@@ -91,6 +91,7 @@ def _run(config: pytest.Config) -> Run:
             context_only=context_only,
             context_budget=context_budget,
             context_sources=context_sources,
+            retrieval=options.retrieval_from(config),
         )
     return config.stash[RUN_KEY]
 
@@ -295,6 +296,12 @@ def _header(config: pytest.Config) -> list[str] | None:
         if run.settings.model:
             parts.append(f"model={run.settings.model}")
     parts.append(f"match={run.match}")
+    if not custom:
+        from .integration.runner import related_files_in_force
+
+        related = related_files_in_force(run)
+        if related is not None:
+            parts.append(f"related files={related}")
     parts.append(f"repository cache={run.cache_dir}")
     return ["editpred: " + ", ".join(parts)]
 

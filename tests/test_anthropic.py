@@ -218,6 +218,7 @@ def args(server: LLMServer | str, *extra: str) -> list[str]:
         f"--editpred-base-url={url}",
         "--editpred-model=claude-test",
         "--editpred-api-key-env=EDITPRED_ANTHROPIC_KEY",
+        "--editpred-no-retrieval",  # the teacher prompt with the recent files (retrieval: test_retrieval_run)
         *extra,
     ]
 

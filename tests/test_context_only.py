@@ -94,7 +94,8 @@ class Corpus:
         target.write_text(json.dumps(data))
 
     def run(self, *args: str) -> pytest.RunResult:
-        return self.pytester.runpytest_subprocess("-p", "no:cacheprovider", "evals", *args)
+        # The context the examples carry (retrieval for those without: test_retrieval_run).
+        return self.pytester.runpytest_subprocess("-p", "no:cacheprovider", "evals", "--editpred-no-retrieval", *args)
 
 
 @pytest.fixture

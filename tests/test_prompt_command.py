@@ -181,6 +181,7 @@ def test_where_zed_sends_nothing_it_says_so_as_the_run_does(
     nothing and fails the item; the command says why in one line, exit status 1."""
     example = project.example("calc--sub", SUB)
     options = ["--editpred-provider=openai", "--editpred-model=m", "--editpred-prompt-format=V0615HashRegions"]
+    options.append("--editpred-no-retrieval")  # no related files: lsp would find calc.py, where the cursor is
     llm_server.answer("")
     result = project.pytester.runpytest("evals", *options, f"--editpred-base-url={llm_server.url}")
     result.stdout.fnmatch_lines(["*Zed sends no prompt here: the V0615HashRegions prompt*"])

@@ -599,6 +599,7 @@ def test_a_run_with_a_sweep_model_sends_zeds_request(
         "--editpred-model=sweep-next-edit-1.5b",  # infer: the Sweep prompt
         "--editpred-max-tokens=512",
         "--editpred-cache=off",
+        "--editpred-no-retrieval",  # the stand-in related files, named as Zed's LSP would
         f"--editpred-report={report}",
         *plugin_args,
     )

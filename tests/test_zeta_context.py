@@ -75,6 +75,7 @@ def test_a_recently_viewed_file_is_read_from_the_repository(
         "--editpred-model=m",
         "--editpred-prompt-format=zeta2.1",
         "--editpred-cache=off",
+        "--editpred-no-retrieval",  # the recently viewed file is the related file
         *plugin_args,
     )
     result.assert_outcomes(failed=1)  # the model answered "no edits"

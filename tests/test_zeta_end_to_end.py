@@ -67,6 +67,7 @@ def args(server: LLMServer, prompt_format: str, *extra: str) -> list[str]:
         "--editpred-model=zeta-served",
         f"--editpred-prompt-format={prompt_format}",
         "--editpred-cache=off",
+        "--editpred-no-retrieval",  # Zed's editor prompt, no ep context (test_retrieval_run has it)
         *extra,
     ]
 

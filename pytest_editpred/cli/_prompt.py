@@ -36,6 +36,8 @@ TAKEN = (
     "repo",
     "cache_dir",
     "max_example_bytes",
+    "retrieval_type",
+    "no_retrieval",
 )
 
 DESCRIPTION = """\
@@ -61,7 +63,10 @@ pyproject.toml, tox.ini, setup.cfg: editpred_provider, editpred_model,
 editpred_prompt_format, editpred_repos, editpred_cache_dir, ...), overridden by the
 options below, which mean what they mean to pytest. Nothing is fetched: each
 repository comes from the cache or a mapping (--editpred-repo); no base URL or API
-key is needed.
+key is needed. An example without related files gets them retrieved as a run
+retrieves them (--editpred-retrieval-type, default lsp: a language server may
+start; ini editpred_response_cache_dir shares a run's cache), or with
+--editpred-no-retrieval the recently viewed and opened files.
 
 Exit status: 0 when every example was shown; 1 when some could not be; 2 for a
 usage error, a file that cannot be read, or a provider that sends no prompt
@@ -91,6 +96,8 @@ def register(subparsers: Any) -> None:
             kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
             if option.kind == "list":
                 kwargs["action"] = "append"
+            elif option.kind == "bool":
+                kwargs["action"] = "store_true"
             elif option.kind == "choice":
                 kwargs["choices"] = option.choices
             parser.add_argument(option.flag, **kwargs)
@@ -174,7 +181,7 @@ def _settings(args: argparse.Namespace) -> Any:
     """The run's settings for these examples: the ini file pytest would find, then
     the command line, read by the plugin's rules."""
     from .._exceptions import ConfigError
-    from .._options import IniOptions, get, limits_from, repo_cache_dir, repo_mappings, settings_from
+    from .._options import IniOptions, get, limits_from, repo_cache_dir, repo_mappings, retrieval_from, settings_from
     from ..corpus import PromptSettings, find_ini
 
     ini = find_ini(args.paths)
@@ -195,4 +202,5 @@ def _settings(args: argparse.Namespace) -> Any:
         mappings=repo_mappings(source),
         max_example_bytes=limits_from(source).max_example_bytes,
         root=root,
+        retrieval=retrieval_from(source),
     )

@@ -3,6 +3,7 @@ public next-edit data sets, checked, split, truncated and filtered by language
 (``zed-authoring-and-context.md`` §1–§3, ``datasets.md``). No pytest here: the ``editpred`` command drives it.
 """
 
+from ._context import with_context
 from ._import import Imported, ImportSourceError, Skipped, import_examples
 from ._ini import IniFile, LintSettings, find_ini, settings_from
 from ._languages import LanguageFilter, parse_list
@@ -80,4 +81,5 @@ __all__ = [
     "render_prompts",
     "settings_from",
     "split",
+    "with_context",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ class PromptSettings:
     mappings: Mapping[str, Path] = field(default_factory=dict)
     max_example_bytes: int = DEFAULT_LIMITS.max_example_bytes
     root: Path = field(default_factory=Path.cwd)
+    #: Context retrieval's ``--type`` values, None when it is off (as a run's).
+    retrieval: tuple[str, ...] | None = ("lsp",)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,8 @@ def render_prompts(paths: Sequence[Path], settings: PromptSettings) -> Iterator[
     prompt (:func:`no_prompt`); every other problem is its example's ``error``.
     """
     from ..example import example_id, load_examples, unique_id
-    from ..providers import request_builder
+    from ..providers import reads_related_files, request_builder
+    from ..retrieval import needs_retrieval
     from ..scene import RepositoryCache, build_scene
 
     build = request_builder(settings.provider)
@@ -92,6 +95,12 @@ def render_prompts(paths: Sequence[Path], settings: PromptSettings) -> Iterator[
         offline_fill="run the example once with pytest (which fetches it)",
     )
     overriding = _ConftestFinder(settings.root)
+    retriever = None
+    if settings.retrieval is not None and reads_related_files(settings.provider):
+        from ..retrieval import ContextRetriever
+
+        provider = settings.provider
+        retriever = ContextRetriever(settings.retrieval, cache_dir=provider.cache_dir, cache_mode=provider.cache_mode)
     try:
         for path in paths:
             several = path.suffix.lower() == ".jsonl"
@@ -110,13 +119,18 @@ def render_prompts(paths: Sequence[Path], settings: PromptSettings) -> Iterator[
                     )
                     continue
                 try:
-                    outgoing = build(build_scene(loaded, repositories).request(_TRIAL))
+                    scene = build_scene(loaded, repositories)
+                    if retriever is not None and needs_retrieval(loaded):  # as a run does
+                        scene = replace(scene, example=replace(loaded, related_files=retriever(scene)))
+                    outgoing = build(scene.request(_TRIAL))
                 except EditPredError as error:  # the scene, or a format that sends nothing here
                     yield Rendered(name, error=error.locate(path, loaded.source.line))
                     continue
                 yield Rendered(name, outgoing=outgoing)
     finally:
         repositories.close()
+        if retriever is not None:
+            retriever.close()
 
 
 def _answered_by(conftest: tuple[Path, int], provider: str) -> ConfigError:

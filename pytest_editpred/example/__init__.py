@@ -24,7 +24,7 @@ from ._example import (
     Source,
 )
 from ._ids import example_id, safe_id, unique_id
-from ._json import from_json, from_jsonl, related_files_to_json, to_json
+from ._json import from_json, from_jsonl, related_files_from_json, related_files_to_json, to_json
 from ._load import load_examples
 from ._markdown import expected_patch_insertion_point, fence, from_markdown, looks_like_example, to_markdown
 
@@ -50,6 +50,7 @@ __all__ = [
     "load_examples",
     "looks_like_example",
     "parse_cursor_excerpt",
+    "related_files_from_json",
     "related_files_to_json",
     "safe_id",
     "to_json",

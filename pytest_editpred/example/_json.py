@@ -14,7 +14,14 @@ from typing import Any, TypeVar
 from .._exceptions import JSONFormatError
 from ._example import CONTEXT_SOURCES, CarriedDiagnostic, Example, RecentFile, RetrievedExcerpt, RetrievedFile, Source
 
-__all__ = ["from_json", "from_jsonl", "to_json", "example_from_dict", "related_files_to_json"]
+__all__ = [
+    "from_json",
+    "from_jsonl",
+    "to_json",
+    "example_from_dict",
+    "related_files_from_json",
+    "related_files_to_json",
+]
 
 _Record = TypeVar("_Record")
 
@@ -131,6 +138,15 @@ def _related(data: dict[str, Any], where: str | None, line: int) -> tuple[Retrie
     )
     files = _prompt_input_records(data, "related_files", shape, _related_file, where, line)
     return None if files is None else tuple(files)
+
+
+def related_files_from_json(value: Any, where: str | None = None, line: int = 1) -> tuple[RetrievedFile, ...]:
+    """A ``prompt_inputs.related_files`` list as records (what
+    :func:`related_files_to_json` writes reads back to the same records); a
+    :class:`JSONFormatError` for anything else."""
+    files = _related({"prompt_inputs": {"related_files": [] if value is None else value}}, where, line)
+    assert files is not None
+    return files
 
 
 def _diagnostic(entry: Any) -> CarriedDiagnostic | None:

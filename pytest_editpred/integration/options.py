@@ -22,6 +22,7 @@ from .._options import (
     limits_from,
     repo_cache_dir,
     repo_mappings,
+    retrieval_from,
     settings_from,
 )
 
@@ -40,6 +41,7 @@ __all__ = [
     "settings_from",
     "repo_mappings",
     "repo_cache_dir",
+    "retrieval_from",
 ]
 
 

@@ -245,6 +245,10 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
             properties.extend((f"editpred_editable_context_{key}", figure) for key, figure in value.items())
     item.user_properties.extend((k, v) for k, v in properties if v is not None)
     report.user_properties = list(item.user_properties)
+    run = item.stash.get(RUN_KEY, None)
+    told = run.take_context_messages() if run is not None else []
+    if told:  # a language server's problem, said once per run (the controller gathers them)
+        report.editpred_context = told  # type: ignore[attr-defined]  # our own attribute, as report.editpred
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
         from .._clip import escape_controls
 
@@ -366,6 +370,9 @@ class Reporter:
         self.jsonl_fault: tuple[Path, int, OSError] | None = None
         # --editpred-accept outcomes per example file, in order.
         self.accepts: dict[str, list[str]] = {}
+        # Context retrieval's problems (a language server missing, dead or hung),
+        # each once, from every worker.
+        self.context_warnings: dict[str, None] = {}
         # Failed reports that are not examples' (unit tests, collection errors): the
         # pass-rate gate is about examples and must not turn these into a pass.
         self.other_failures = 0
@@ -426,6 +433,8 @@ class Reporter:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if self.is_worker:
             return
+        for message in getattr(report, "editpred_context", None) or ():
+            self.context_warnings.setdefault(str(message))
         annotated = getattr(report, "editpred", None)
         if not isinstance(annotated, dict):
             if report.failed:
@@ -663,7 +672,7 @@ class Reporter:
     # --------------------------------------------------------------- printing
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.is_worker or not (self.records or self.faults or self.accepts):
+        if self.is_worker or not (self.records or self.faults or self.accepts or self.context_warnings):
             return
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "editpred summary")
@@ -677,6 +686,12 @@ class Reporter:
                 # raw CR would send the terminal back over the line it ends.
                 line = f"editpred accept: {_relative(self.config, path)}: {_tally(messages)}"
                 write(escape_controls(" ".join(line.split("\n"))))
+        if self.context_warnings:
+            from .._clip import escape_controls
+
+            for message in self.context_warnings:  # a dead server's words may hold anything
+                line = escape_controls(" ".join(f"editpred warning: context retrieval: {message}".split("\n")))
+                terminalreporter.write_line(line, yellow=True, bold=True)
         for line in self.faults:
             terminalreporter.write_line(line, yellow=True, bold=True)
 

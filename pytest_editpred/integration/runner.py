@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..scene import RepositoryCache, Scene
     from .failure import Failure
 
-__all__ = ["Run", "Prepared", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
+__all__ = ["Run", "Prepared", "related_files_in_force", "RUN_KEY", "PREPARED_KEY", "SETUP_ERROR_KEY", "qualified_name"]
 
 from . import PREPARED_KEY, RUN_KEY, SETUP_ERROR_KEY  # noqa: E402  (re-exported)
 
@@ -107,6 +107,11 @@ class Run:
     context_sources: frozenset[str] | None = None
     # The completion function of --editpred-provider, built once (start_provider).
     _provider: Any = None
+    # Context retrieval's --type values (None: off, the recent files instead), its
+    # retriever (made on first need) and the server problems this process has told.
+    retrieval: tuple[str, ...] | None = ("lsp",)
+    _retriever: Any = None
+    _told: set[str] = field(default_factory=set)
 
     # --------------------------------------------------------------- provider
 
@@ -162,13 +167,51 @@ class Run:
                     )
         return self._cache  # type: ignore[no-any-return]
 
-    def _scene_for(self, item: ExampleItem) -> Prepared:
+    def retrieves_for(self, completion: Any) -> bool:
+        """Is context retrieved for the examples ``completion`` answers? When it is on
+        and the run scores context alone, or ``--editpred-provider`` answers and builds
+        one of Zed's prompts (a conftest's own function gets the example as it is)."""
+        from ..providers import reads_related_files
+
+        if self.retrieval is None:
+            return False
+        return self.context_only or (completion is self._provider and reads_related_files(self.settings))
+
+    def retriever(self) -> Any:
+        """The run's :class:`~pytest_editpred.retrieval.ContextRetriever` (one pool of
+        language servers per process), made on first use; its cache is the responses'."""
+        with self._lock:
+            if self._retriever is None:
+                from ..retrieval import ContextRetriever
+
+                assert self.retrieval is not None
+                self._retriever = ContextRetriever(
+                    self.retrieval, cache_dir=self.settings.cache_dir, cache_mode=self.settings.cache_mode
+                )
+            return self._retriever
+
+    def take_context_messages(self) -> list[str]:
+        """The language servers' problems this process has not told yet."""
+        if self._retriever is None:
+            return []
+        with self._lock:
+            new = [message for message in self._retriever.messages if message not in self._told]
+            self._told.update(new)
+        return new
+
+    def _scene_for(self, item: ExampleItem, retrieve: bool = False) -> Prepared:
         from ..judge import Candidate, expected_candidates
         from ..scene import build_scene
 
         example = item.example
         assert example is not None
         scene = build_scene(example, self.repositories)
+        if retrieve:
+            from ..retrieval import needs_retrieval
+
+            if needs_retrieval(example):  # Zed's rule: an example's own related files are kept
+                example = replace(example, related_files=self.retriever()(scene))
+                scene = replace(scene, example=example)
         source = example.source
         where = (source.path, source.expected_patch_lines)
         candidates = expected_candidates(
@@ -193,14 +236,15 @@ class Run:
     def _call_for(self, completion: Callable[..., Any]) -> Callable[[ExampleItem], Any]:
         """``item -> Prepared``: scene, then the completion (awaited if async); the
         scene only in a context-only run."""
+        retrieve = self.retrieves_for(completion)
         if self.context_only:
-            return self._scene_for
+            return lambda item: self._scene_for(item, retrieve)
         if inspect.iscoroutinefunction(completion) or inspect.iscoroutinefunction(
             getattr(completion, "__call__", None)  # noqa: B004 (an async __call__ method, not callability)
         ):
 
             async def call_async(item: ExampleItem) -> Prepared:
-                prepared = self._scene_for(item)
+                prepared = self._scene_for(item, retrieve)
                 start = time.perf_counter()
                 try:
                     prepared.prediction = _checked(await completion(prepared.scene.request(item.trial)))
@@ -212,7 +256,7 @@ class Run:
             return call_async
 
         def call(item: ExampleItem) -> Any:
-            prepared = self._scene_for(item)
+            prepared = self._scene_for(item, retrieve)
             start = time.perf_counter()
             try:
                 answer = completion(prepared.scene.request(item.trial))
@@ -286,6 +330,8 @@ class Run:
         self._prefetchers = []
         if self._cache is not None:
             self._cache.close()
+        if self._retriever is not None:  # the language servers
+            self._retriever.close()
         # The provider's connections were opened on the completion loop: closed there.
         aclose = getattr(getattr(self._provider, "__self__", None), "aclose", None)
         if aclose is not None:
@@ -475,6 +521,19 @@ class Run:
         reason = f"the context misses {' and '.join(missed)} the expected patch edits: {figures}"
         props.update(outcome="failed", reason=reason)
         return f"{item.name}: {reason}"
+
+
+def related_files_in_force(run: Run) -> str | None:
+    """What the header says of related files: retrieved (and which ``--type``
+    values), or the recent files with retrieval off; None when the provider shows
+    none (its prompt is not one of Zed's)."""
+    from ..providers import reads_related_files
+
+    if not (run.context_only or reads_related_files(run.settings)):
+        return None
+    if run.retrieval is None:
+        return "recently viewed/opened files (--editpred-no-retrieval)"
+    return f"retrieved ({','.join(run.retrieval)}) unless the example has them"
 
 
 def _no_completion(request: Any) -> Prediction:

@@ -21,6 +21,7 @@ __all__ = [
     "ProviderFactory",
     "available",
     "get_provider",
+    "reads_related_files",
     "request_builder",
     "sending",
     "unused_options",
@@ -68,6 +69,17 @@ USES: dict[str, frozenset[str]] = {
 def sending() -> list[str]:
     """The built-in providers that send a prompt to a model server."""
     return sorted(name for name, uses in USES.items() if "base_url" in uses)
+
+
+def reads_related_files(settings: Settings) -> bool:
+    """Does the provider ``settings`` pick build one of Zed's prompts, which show
+    related files (Zeta and Sweep: ``openai``; the teacher prompts: ``anthropic``,
+    ``openai-chat`` with ``--editpred-prompt-format teacher``/``teacher-jumps``)? Those
+    get Zed's context retrieval; the others never read it."""
+    from .prompts import TEACHER_PROMPTS
+
+    name = settings.provider
+    return name in ("openai", "anthropic") or (name == "openai-chat" and settings.prompt_format in TEACHER_PROMPTS)
 
 
 def unused_options(name: str, given: set[str]) -> list[str]:

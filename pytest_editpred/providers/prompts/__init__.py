@@ -17,13 +17,14 @@ from ._sweep import (
     sweep_unsupported,
     sweep_window,
 )
-from ._teacher import TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
+from ._teacher import TEACHER_PROMPTS, TeacherWindow, parse_teacher_reply, teacher_prompt_name, teacher_window
 from ._window import Answer, Window, window_for
 from ._zeta import ZetaWindow, parse_zeta_reply, zeta_format, zeta_stop_tokens, zeta_window
 
 __all__ = [
     "SWEEP_FORMAT",
     "SWEEP_STOP_TOKENS",
+    "TEACHER_PROMPTS",
     "Answer",
     "SweepWindow",
     "TeacherWindow",

@@ -6,6 +6,7 @@ a plain h11 one for loopback; an :class:`Endpoint` puts the cache and the attemp
 records in front of either.
 """
 
+from ._cache import ResponseCache
 from ._endpoint import Endpoint, Reply, malformed
 from ._http import Backoff, HTTPTransport, Secret, attach, bearer_headers, wire_body
 
@@ -14,6 +15,7 @@ __all__ = [
     "Endpoint",
     "HTTPTransport",
     "Reply",
+    "ResponseCache",
     "Secret",
     "attach",
     "bearer_headers",

@@ -49,13 +49,16 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class ServerSpec:
     """How to run one server: its command line, the languages it serves, the one-line
-    fix when it is missing, and environment variables it needs (set only when unset)."""
+    fix when it is missing, environment variables it needs (set only when unset), and
+    the command that prints its version without starting it (what a cache of its
+    answers is keyed by: a new server may answer differently)."""
 
     name: str
     argv: tuple[str, ...]
     languages: frozenset[str]
     fix: str
     env: Mapping[str, str] = field(default_factory=dict)
+    version_argv: tuple[str, ...] = ()
 
 
 #: The servers Zed runs and asks for definitions (§2.10), by name.
@@ -67,12 +70,14 @@ SERVERS: Mapping[str, ServerSpec] = {
             ("basedpyright-langserver", "--stdio"),
             frozenset({"python"}),
             "pip install 'pytest-editpred[lsp]'",
+            version_argv=("basedpyright", "--version"),
         ),
         ServerSpec(
             "vtsls",
             ("vtsls", "--stdio"),
             frozenset({"typescript", "tsx", "javascript"}),
             "npm install -g @vtsls/language-server",
+            version_argv=("vtsls", "--version"),
         ),
         ServerSpec(
             "gopls",
@@ -82,12 +87,14 @@ SERVERS: Mapping[str, ServerSpec] = {
             # The module proxy may be unreachable: use the modules at hand, never a
             # download, and never a newer toolchain than the one installed.
             {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local"},
+            version_argv=("gopls", "version"),
         ),
         ServerSpec(
             "rust-analyzer",
             ("rust-analyzer",),
             frozenset({"rust"}),
             "rustup component add rust-analyzer",
+            version_argv=("rust-analyzer", "--version"),
         ),
     )
 }
@@ -162,6 +169,7 @@ class LanguageServers:
         #: One line per server that is missing, died or hung, each said once.
         self.messages: list[str] = []
         self._broken: set[str] = set()
+        self._versions: dict[str, str | None] = {}
         self._state = _State()
         self._finalizer = weakref.finalize(self, self._state.close)
 
@@ -239,6 +247,39 @@ class LanguageServers:
         except concurrent.futures.TimeoutError:  # the backstop, past the server's own bound
             self._fail(spec, server, f"did not answer within {self.request_timeout:g} s")
             return []
+
+    def server_version(self, path: str) -> tuple[str, str | None] | None:
+        """The server that serves ``path``'s language and its version, or None when no
+        server does. The version is what the server's version command prints (run
+        once per server, never the server itself); None when it is not installed or
+        the command fails."""
+        spec = self._spec_for(path)
+        if spec is None:
+            return None
+        with self._state.lock:
+            if spec.name not in self._versions:
+                self._versions[spec.name] = self._version(spec)
+            return spec.name, self._versions[spec.name]
+
+    def _version(self, spec: ServerSpec) -> str | None:
+        import subprocess
+
+        argv = spec.version_argv or (spec.argv[0], "--version")
+        command = shutil.which(argv[0], path=self.path)
+        if command is None or shutil.which(spec.argv[0], path=self.path) is None:
+            return None
+        env = dict(os.environ)
+        env["PATH"] = self.path
+        for name, value in spec.env.items():
+            env.setdefault(name, value)
+        try:
+            done = subprocess.run(
+                [command, *argv[1:]], capture_output=True, text=True, errors="replace", env=env, timeout=30, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        printed = " ".join((done.stdout or done.stderr).split())
+        return printed if done.returncode == 0 and printed else None
 
     @property
     def pids(self) -> list[int]:
