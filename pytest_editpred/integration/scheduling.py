@@ -64,7 +64,7 @@ class ExampleScheduling:
         self._chosen: Any = None
 
     def _choose(self, collection: Any) -> Any:
-        from xdist.scheduler import LoadScheduling, WorkStealingScheduling
+        from xdist.scheduler import LoadScheduling, WorkStealingScheduling  # type: ignore[import-untyped]
 
         kind = WorkStealingScheduling if any(_is_example_id(str(nodeid)) for nodeid in collection) else LoadScheduling
         chosen = kind(self._config, self._log)
