@@ -344,19 +344,41 @@ def print_profile(path: Path, top: int) -> None:
 _OUTCOME = re.compile(r"(\d+) (passed|failed|error|errors)")
 
 
+#: A plugin loaded into the pytest child (``-p``): at the end, every process of the
+#: run (the controller, and each xdist worker) writes its own CPU time (user + system)
+#: to ``$BENCH_CPU_OUT/<controller|gwN>``, so the controller's and the workers' shares
+#: are told apart (``RUSAGE_CHILDREN`` would only give their sum).
+CPU_PROBE = """
+import os, resource
+def pytest_unconfigure(config):
+    out = os.environ.get("BENCH_CPU_OUT")
+    if out:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        name = getattr(config, "workerinput", {}).get("workerid", "controller")
+        with open(os.path.join(out, name), "w") as file:
+            file.write(repr(usage.ru_utime + usage.ru_stime))
+"""
+
+
 def run_pytest(
-    work: Path, folder: Path, repo: Path, args: list[str], profile: Path | None = None
+    work: Path, folder: Path, repo: Path, args: list[str], profile: Path | None = None, workers: int = 0
 ) -> tuple[float, float, dict[str, int], str]:
-    """One ``pytest`` child on ``folder``: (wall s, child CPU s, outcome counts, tail)."""
+    """One ``pytest`` child on ``folder`` (``-n workers``): (wall s, child CPU s,
+    outcome counts, tail); the CPU of each process is in :data:`LAST_CPU`."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    # this tree's package, not wherever the editable install points
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    # this tree's package, not wherever the editable install points; the CPU probe
+    (work / "bench_cpu_probe.py").write_text(CPU_PROBE)
+    probe = work / "cpu"
+    shutil.rmtree(probe, ignore_errors=True)
+    probe.mkdir()
+    env["BENCH_CPU_OUT"] = str(probe)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(work), *filter(None, [os.environ.get("PYTHONPATH")])])
     prefix = [sys.executable, "-m", "pytest"]
     if profile is not None:
         env["BENCH_PROFILE_OUT"] = str(profile)
         prefix = [sys.executable, "-c", PROFILER]
     command = [
-        *prefix, str(folder), "-q", "-p", "no:cacheprovider", "-n", "0",
+        *prefix, str(folder), "-q", "-p", "no:cacheprovider", "-p", "bench_cpu_probe", "-n", str(workers),
         "--rootdir", str(work), "-c", str(work / "pytest.ini"),
         "--editpred-cache=off", f"--editpred-repo={URL}={repo}",
         f"--editpred-cache-dir={work / 'mirrors'}", "--editpred-offline", *args,
@@ -373,7 +395,14 @@ def run_pytest(
         counts["error" if word.startswith("error") else word] = int(number)
     if done.returncode not in (0, 1) or not counts:
         raise SystemExit(f"pytest exited {done.returncode}: {tail}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    LAST_CPU.clear()
+    LAST_CPU.update({path.name: float(path.read_text()) for path in probe.iterdir()})
     return wall, cpu, counts, tail
+
+
+#: The CPU seconds of each process of the last :func:`run_pytest`: ``controller``
+#: (the one process of ``-n 0``), ``gw0``, ``gw1``, ...
+LAST_CPU: dict[str, float] = {}
 
 
 def provider_args(fmt: str, server: Server, concurrency: int | None = None) -> list[str]:
@@ -467,12 +496,70 @@ def breakdown(folder: Path, repo: Path) -> None:
         child.terminate()
 
 
+def latency_runs(
+    work: Path, folder: Path, repo: Path, server: Server, args: Any, bound: float, startup: float, pick: Any
+) -> None:
+    """Part 2: the latency run in one process and under ``-n --workers`` (the
+    ``--concurrency`` shared: each worker gets its share), interleaved
+    ``--latency-repeat`` times, side by side."""
+    kinds = [("one process", 0, args.concurrency)]
+    if args.workers:
+        share = -(-args.concurrency // args.workers)
+        kinds.append((f"-n {args.workers}", args.workers, share))
+    results: dict[str, list[tuple[float, float, dict[str, float], int, int, str]]] = {}
+    for _ in range(args.latency_repeat):
+        for label, workers, concurrency in kinds:
+            server.peak = server.count = 0
+            extra = [f"--dist={args.dist}"] if workers and args.dist else []
+            wall, cpu, counts, tail = run_pytest(
+                work, folder, repo, [*provider_args("zeta2.1", server, concurrency), *extra], workers=workers
+            )
+            results.setdefault(label, []).append((wall, cpu, dict(LAST_CPU), server.peak, server.count, tail))
+    print(
+        f"\n2. latency bound: {args.latency_examples} examples, zeta2.1, server answering after"
+        f" {args.latency * 1000:.0f} ms, {args.concurrency} in flight (under -n, shared by the workers:"
+        f" --editpred-concurrency {kinds[-1][2]} each{f', --dist={args.dist}' if args.dist else ''});"
+        f" bound {bound:.2f}s; {args.statistic} of {args.latency_repeat} interleaved runs (CPU: of each run's"
+        " processes, user + system)"
+    )
+    print(
+        f"{'run':<12} {'wall':>7} {'x bound':>8} {'CPU':>7} {'ms/ex':>6} {'controller':>10} {'workers':>15}"
+        f" {'peak':>5} {'requests':>8}  outcome"
+    )
+    for label, _, _ in kinds:
+        runs = results[label]
+        wall = pick([run[0] for run in runs])
+        cpu = pick([run[1] for run in runs])
+        controller = pick([run[2].get("controller", 0.0) for run in runs])
+        names = sorted(name for name in runs[0][2] if name != "controller")
+        shown = " + ".join(f"{pick([run[2].get(name, 0.0) for run in runs]):.1f}" for name in names) or "-"
+        peak = min(run[3] for run in runs)
+        count = runs[-1][4]
+        print(
+            f"{label:<12} {wall:>6.2f}s {wall / bound:>7.2f}x {cpu:>6.1f}s {cpu / args.latency_examples * 1000:>6.1f}"
+            f" {controller:>9.1f}s {shown:>14}s {peak:>5} {count:>8}  {runs[-1][5]}"
+        )
+    if startup:
+        one = pick([run[0] for run in results["one process"]])
+        rest = one - startup
+        print(
+            f"one process without the start-up of a 1-example run ({startup:.2f}s, {args.statistic} over the"
+            f" formats): {rest:.2f}s, {rest / bound:.2f}x the bound, {rest / args.latency_examples * 1000:.1f} ms"
+            " an example"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=200, help="examples per format run (default 200)")
     parser.add_argument("--latency-examples", type=int, default=2000, help="examples of the latency run")
     parser.add_argument("--latency", type=float, default=0.5, help="server latency of the latency run, s")
     parser.add_argument("--concurrency", type=int, default=64, help="--editpred-concurrency of the latency run")
+    parser.add_argument(
+        "--workers", type=int, default=2, help="xdist workers of the latency run's -n twin (0: one process only)"
+    )
+    parser.add_argument("--dist", help="xdist's --dist of the -n run (default: xdist's own, load)")
+    parser.add_argument("--latency-repeat", type=int, default=1, help="interleaved latency runs of each kind")
     parser.add_argument("--formats", nargs="+", default=DEFAULT_FORMATS, help="prompt formats (oracle is added)")
     parser.add_argument("--modules", type=int, default=30, help="standard-library modules in the repository")
     parser.add_argument("--repeat", type=int, default=3, help="runs of all the examples per format (default 3)")
@@ -488,6 +575,7 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="40 examples, 200 in the latency run")
     parser.add_argument("--skip-latency", action="store_true", help="no latency run")
+    parser.add_argument("--latency-only", action="store_true", help="only the latency run (part 2)")
     parser.add_argument("--breakdown", action="store_true", help="also part 3: where one example's time goes")
     parser.add_argument(
         "--profile", metavar="FORMAT", help="only profile one run of FORMAT (cProfile of every thread's CPU time)"
@@ -534,12 +622,12 @@ def main() -> None:
             print_profile(profile, 25)
             return
 
-        formats = ["oracle", *[f for f in args.formats if f != "oracle"]]
+        formats = [] if args.latency_only else ["oracle", *[f for f in args.formats if f != "oracle"]]
         walls: dict[tuple[str, str], list[float]] = {}
         cpus: dict[tuple[str, str], list[float]] = {}
         outcomes: dict[str, str] = {}
         requests: dict[str, int] = {}
-        for round in range(max(args.repeat, args.startup_repeat)):
+        for round in range(max(args.repeat, args.startup_repeat) if formats else 0):
             for fmt in formats:
                 server.format = fmt
                 runs = []
@@ -556,24 +644,25 @@ def main() -> None:
                         outcomes[fmt] = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
                         requests[fmt] = server.count
 
-        print(
-            f"\n1. cost per example, instant server: (run of {args.examples} - run of 1) / {args.examples - 1},"
-            f" {args.statistic} of {args.repeat} and of {args.startup_repeat} runs; wall and the pytest child's CPU"
-        )
-        print(f"{'format':<26} {'start-up':>9} {'wall/ex':>9} {'x oracle':>9} {'cpu/ex':>9} {'x oracle':>9}"
-              f" {'requests':>8}  outcome")  # fmt: skip
-        base: tuple[float, float] | None = None
-        for fmt in formats:
-            w1, wn = pick(walls[fmt, "1"]), pick(walls[fmt, "N"])
-            c1, cn = pick(cpus[fmt, "1"]), pick(cpus[fmt, "N"])
-            per_wall = (wn - w1) / (args.examples - 1)
-            per_cpu = (cn - c1) / (args.examples - 1)
-            if base is None:
-                base = (per_wall, per_cpu)
+        if formats:
             print(
-                f"{fmt:<26} {w1:>8.2f}s {per_wall * 1000:>7.1f}ms {per_wall / base[0]:>8.1f}x"
-                f" {per_cpu * 1000:>7.1f}ms {per_cpu / base[1]:>8.1f}x {requests[fmt]:>8}  {outcomes[fmt]}"
+                f"\n1. cost per example, instant server: (run of {args.examples} - run of 1) / {args.examples - 1},"
+                f" {args.statistic} of {args.repeat} and of {args.startup_repeat} runs; wall and the pytest child's CPU"
             )
+            print(f"{'format':<26} {'start-up':>9} {'wall/ex':>9} {'x oracle':>9} {'cpu/ex':>9} {'x oracle':>9}"
+                  f" {'requests':>8}  outcome")  # fmt: skip
+            base: tuple[float, float] | None = None
+            for fmt in formats:
+                w1, wn = pick(walls[fmt, "1"]), pick(walls[fmt, "N"])
+                c1, cn = pick(cpus[fmt, "1"]), pick(cpus[fmt, "N"])
+                per_wall = (wn - w1) / (args.examples - 1)
+                per_cpu = (cn - c1) / (args.examples - 1)
+                if base is None:
+                    base = (per_wall, per_cpu)
+                print(
+                    f"{fmt:<26} {w1:>8.2f}s {per_wall * 1000:>7.1f}ms {per_wall / base[0]:>8.1f}x"
+                    f" {per_cpu * 1000:>7.1f}ms {per_cpu / base[1]:>8.1f}x {requests[fmt]:>8}  {outcomes[fmt]}"
+                )
 
         if args.breakdown:
             breakdown(many, repo)
@@ -584,29 +673,11 @@ def main() -> None:
             latency_folder = many
         else:
             make_examples(latency_folder, args.latency_examples, revision, files, args.seed + 1)
-        server.format, server.latency, server.peak, server.count = "zeta2.1", args.latency, 0, 0
-        wall, cpu, counts, tail = run_pytest(
-            work, latency_folder, repo, provider_args("zeta2.1", server, args.concurrency)
-        )
+        server.format, server.latency = "zeta2.1", args.latency
         bound = args.latency_examples * args.latency / args.concurrency
         ones = [wall for (fmt, size), runs in walls.items() if size == "1" and fmt != "oracle" for wall in runs]
         startup = pick(ones) if ones else 0.0
-        print(
-            f"\n2. latency bound: {args.latency_examples} examples, zeta2.1, server answering after"
-            f" {args.latency * 1000:.0f} ms, --editpred-concurrency {args.concurrency}"
-        )
-        print(
-            f"wall {wall:.2f}s (child CPU {cpu:.2f}s), bound {bound:.2f}s, wall/bound {wall / bound:.2f}x,"
-            f" bound/wall {bound / wall:.0%}; server saw {server.count} requests, at most {server.peak} at once;"
-            f" {tail}"
-        )
-        if startup:
-            rest = wall - startup
-            print(
-                f"without the start-up of a 1-example run ({startup:.2f}s, {args.statistic} over the formats): {rest:.2f}s,"
-                f" {rest / bound:.2f}x the bound, {rest / args.latency_examples * 1000:.1f} ms an example"
-                f" (child CPU {cpu / args.latency_examples * 1000:.1f} ms an example)"
-            )
+        latency_runs(work, latency_folder, repo, server, args, bound, startup, pick)
         print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     finally:
         server.close()

@@ -122,6 +122,9 @@ class LLMServer:
     #: Anthropic error shape: how a real API checks ``x-api-key``.
     require_headers: dict[str, str] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
+    #: The most requests it held at once (each is held for ``latency``).
+    peak: int = 0
+    _in_flight: int = 0
     _reply: Reply = ""
     _failures: deque[_Failure] = field(default_factory=deque)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -221,6 +224,8 @@ class LLMServer:
     def _record(self, recorded: Recorded) -> tuple[_Failure | None, Reply, str]:
         with self._lock:
             self.requests.append(recorded)
+            self._in_flight += 1
+            self.peak = max(self.peak, self._in_flight)
             failure = self._failures.popleft() if self._failures else None
             return failure, self._reply, self.finish_reason
 
@@ -294,6 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
         failure, reply, finish_reason = llm._record(recorded)
         if llm.latency:
             time.sleep(llm.latency)
+        with llm._lock:
+            llm._in_flight -= 1
         if failure is not None:
             self._fail(failure, recorded)
             return
