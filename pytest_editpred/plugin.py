@@ -160,15 +160,6 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         config.stash[RUN_KEY].close_provider()
 
 
-@pytest.hookimpl(tryfirst=True, optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under xdist, with no ``--dist`` chosen, examples are scheduled so that each
-    worker keeps its requests in flight (:mod:`.integration.scheduling`)."""
-    from .integration.scheduling import scheduler_for
-
-    return scheduler_for(config, log)
-
-
 def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str] | None:
     """One line per example tag that cannot be a marker, saying how to select it, and
     one for JSON files left out of a directory named on the command line; and the
