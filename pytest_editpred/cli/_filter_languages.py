@@ -15,20 +15,11 @@ import argparse
 import sys
 from typing import Any
 
+from ._args import positive_count
 from ._console import Console
 from ._stream_io import add_io_arguments, open_output, read_inputs, reader_gone, report
 
 __all__ = ["register", "run"]
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -65,7 +56,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--stats", action="store_true", help="print how many examples each language has, and kept")
     parser.add_argument(
         "--show-top-excluded",
-        type=_count,
+        type=positive_count,
         metavar="N",
         help="print the N languages with the most examples left out",
     )

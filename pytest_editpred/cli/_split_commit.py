@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ._args import positive_count
 from ._console import Console
 
 __all__ = ["register", "run"]
@@ -88,7 +89,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "-n",
         dest="samples",
-        type=_positive,
+        type=positive_count,
         default=1,
         metavar="N",
         help="examples per commit, each from seed+i (default 1, at most 1000); identical ones are dropped",
@@ -133,16 +134,6 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--force", action="store_true", help="overwrite examples that exist already")
     parser.set_defaults(run=run, intermixed="revisions")
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more")
-    return value
 
 
 def _seed(text: str) -> int:

@@ -15,20 +15,11 @@ import argparse
 import sys
 from typing import Any
 
+from ._args import positive_count
 from ._console import Console
 from ._stream_io import add_io_arguments, open_output, read_inputs, reader_gone, report
 
 __all__ = ["register", "run"]
-
-
-def _groups(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"invalid count '{text}': give a whole number of 1 or more")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +35,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--num-groups",
-        type=_groups,
+        type=positive_count,
         required=True,
         metavar="N",
         help="the number of /// groups to keep (1 or more)",
