@@ -32,6 +32,7 @@ __all__ = [
     "IniOptions",
     "Option",
     "OptionSource",
+    "argparse_kwargs",
     "check_combinations",
     "check_values",
     "context_from",
@@ -287,6 +288,19 @@ class IniOptions:
         if value is None or isinstance(value, str):
             return value
         return str(value).lower() if isinstance(value, bool) else str(value)  # a TOML value
+
+
+def argparse_kwargs(option: Option) -> dict[str, Any]:
+    """How ``option`` is declared to an argument parser (pytest's or argparse's): no
+    default, so a value not given falls through to the ini file."""
+    kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
+    if option.kind == "bool":
+        kwargs["action"] = "store_true"
+    elif option.kind == "list":
+        kwargs["action"] = "append"
+    elif option.kind == "choice":
+        kwargs["choices"] = option.choices
+    return kwargs
 
 
 def _in_range(option: Option, number: float, source: str) -> None:

@@ -33,7 +33,7 @@ TAKEN = ("repo", "cache_dir", "response_cache_dir", "cache", "max_example_bytes"
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS
+    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
 
     parser = subparsers.add_parser(
         "context",
@@ -70,12 +70,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
     for option in OPTIONS + REPORT_OPTIONS:
         if option.name in TAKEN:
-            kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
-            if option.kind == "list":
-                kwargs["action"] = "append"
-            elif option.kind == "choice":
-                kwargs["choices"] = option.choices
-            parser.add_argument(option.flag, **kwargs)
+            parser.add_argument(option.flag, **argparse_kwargs(option))
     parser.set_defaults(run=run)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ._args import positive_count
 from ._console import Console
-from ._stream_io import add_io_arguments, open_output, read_inputs, reader_gone, report
+from ._stream_io import add_io_arguments, open_output, read_inputs, reader_gone, report, write_failed
 
 __all__ = ["register", "run"]
 
@@ -119,10 +119,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except BrokenPipeError:
         return reader_gone()
     except OSError as error:
-        output.abort()
-        where = error.filename if isinstance(error.filename, str) else str(args.output or "<stdout>")
-        console.problem(where, f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
-        return 2
+        return write_failed(args, console, output, error)
     err = args.output is None
     if args.stats:
         console.summary("examples per language (kept of all):", err=err)

@@ -75,7 +75,7 @@ example named, or a context-only run: ini editpred_context_only)."""
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS
+    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
 
     parser = subparsers.add_parser(
         "prompt",
@@ -93,14 +93,7 @@ def register(subparsers: Any) -> None:
     )
     for option in OPTIONS + REPORT_OPTIONS:
         if option.name in TAKEN:
-            kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
-            if option.kind == "list":
-                kwargs["action"] = "append"
-            elif option.kind == "bool":
-                kwargs["action"] = "store_true"
-            elif option.kind == "choice":
-                kwargs["choices"] = option.choices
-            parser.add_argument(option.flag, **kwargs)
+            parser.add_argument(option.flag, **argparse_kwargs(option))
     parser.set_defaults(run=run)
 
 

@@ -14,7 +14,7 @@ from ._console import Console
 if TYPE_CHECKING:
     from ..corpus import Item, Output, Problem
 
-__all__ = ["add_io_arguments", "open_output", "read_inputs", "reader_gone", "report"]
+__all__ = ["add_io_arguments", "open_output", "read_inputs", "reader_gone", "report", "write_failed"]
 
 
 def add_io_arguments(parser: Any, *, required: bool = True) -> None:
@@ -70,3 +70,11 @@ def reader_gone() -> int:
 
 def report(console: Console, problem: Problem) -> None:
     console.problem(problem.where, problem.message, problem.fix, line=problem.line)
+
+
+def write_failed(args: argparse.Namespace, console: Console, output: Output, error: OSError) -> int:
+    """The output could not be written: nothing half-made is left, one line, status 2."""
+    output.abort()
+    where = error.filename if isinstance(error.filename, str) else str(args.output or "<stdout>")
+    console.problem(where, f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
+    return 2

@@ -5,7 +5,7 @@ commands read the same settings a run does).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import pytest
 
@@ -14,6 +14,7 @@ from .._options import (
     PROVIDER_OPTIONS,
     REPORT_OPTIONS,
     Option,
+    argparse_kwargs,
     check_combinations,
     check_values,
     context_from,
@@ -49,14 +50,7 @@ def add_options(parser: pytest.Parser, extra: tuple[Option, ...] = ()) -> None:
     group = parser.getgroup("editpred", "edit-prediction evals (pytest-editpred)")
     for option in OPTIONS + extra:
         if option.name != "paths":
-            kwargs: dict[str, Any] = {"dest": option.dest, "help": option.help, "default": None}
-            if option.kind == "bool":
-                kwargs["action"] = "store_true"
-            elif option.kind == "list":
-                kwargs["action"] = "append"
-            elif option.kind == "choice":
-                kwargs["choices"] = option.choices
-            group.addoption(option.flag, **kwargs)
+            group.addoption(option.flag, **argparse_kwargs(option))
         if option.ini:
             ini_type: Literal["bool", "linelist", "string"] = (
                 "bool" if option.kind == "bool" else "linelist" if option.kind == "list" else "string"
