@@ -3,8 +3,14 @@
 Run by hand (not a test): ``python bench/bench_provider.py [--quick] [--examples 200]
 [--latency-examples 2000] [--latency 0.5] [--concurrency 64] [--formats F ...]
 [--modules 30] [--repeat 3] [--startup-repeat 3] [--statistic min|median] [--seed 25]
-[--skip-latency]
+[--skip-latency] [--retrieval]
 [--profile FORMAT] [--keep DIR]``.
+
+The provider runs pass ``--editpred-no-retrieval``: this measures the client, and with
+context retrieval on (Zed's default, ``lsp``) every example would wait for a language
+server to check its distinct cursor file (about 0.25 s of the server's time an example
+here, serial per server), which ``bench/bench_retrieval.py`` measures. ``--retrieval``
+keeps it on.
 
 Inputs: a temporary git repository of standard-library modules
 (``sysconfig.get_paths()["stdlib"]``, ``--modules`` of them, 500-2,500 lines each)
@@ -405,10 +411,16 @@ def run_pytest(
 LAST_CPU: dict[str, float] = {}
 
 
+#: ``--retrieval`` turns it on: without it the provider runs pass ``--editpred-no-retrieval``.
+RETRIEVAL = False
+
+
 def provider_args(fmt: str, server: Server, concurrency: int | None = None) -> list[str]:
     if fmt == "oracle":
         return ["--editpred-provider=oracle"]
     extra = [f"--editpred-concurrency={concurrency}"] if concurrency else []
+    if not RETRIEVAL:
+        extra.append("--editpred-no-retrieval")
     return [
         "--editpred-provider=openai", f"--editpred-base-url={server.url}", "--editpred-model=bench",
         f"--editpred-prompt-format={fmt}", "--editpred-retries=1", *extra,
@@ -576,6 +588,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="40 examples, 200 in the latency run")
     parser.add_argument("--skip-latency", action="store_true", help="no latency run")
     parser.add_argument("--latency-only", action="store_true", help="only the latency run (part 2)")
+    parser.add_argument(
+        "--retrieval",
+        action="store_true",
+        help="keep context retrieval on (the default lsp: a language server per process); "
+        "off by default, this measures the client (bench/bench_retrieval.py measures retrieval)",
+    )
     parser.add_argument("--breakdown", action="store_true", help="also part 3: where one example's time goes")
     parser.add_argument(
         "--profile", metavar="FORMAT", help="only profile one run of FORMAT (cProfile of every thread's CPU time)"
@@ -584,6 +602,8 @@ def main() -> None:
         "--keep", metavar="DIR", help="build in DIR (new or empty) and keep it (default: a temporary one)"
     )
     args = parser.parse_args()
+    global RETRIEVAL
+    RETRIEVAL = args.retrieval
     pick = min if args.statistic == "min" else statistics.median
     if args.quick:
         args.examples, args.latency_examples, args.repeat = 40, 200, 1

@@ -27,7 +27,7 @@ import queue
 import threading
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Iterable, Sequence
 from typing import Any, Generic, TypeVar, overload
 
 __all__ = ["Prefetcher", "call_once", "close_on_completion_loop"]
@@ -172,6 +172,24 @@ class Prefetcher(Generic[K, R]):
         except KeyboardInterrupt:
             self.cancel()
             raise
+
+    def __contains__(self, key: object) -> bool:
+        """Whether ``key`` is one of the keys (given or added by :meth:`extend`)."""
+        return key in self._index
+
+    def extend(self, keys: Iterable[K]) -> None:
+        """Add ``keys`` after the last ones, prefetched in turn as the window reaches
+        them: the consumer learned of more work (an xdist worker is sent more items),
+        and a second prefetcher would double the calls in flight. Keys already known
+        are left where they are."""
+        with self._lock:
+            if self._cancelled:
+                return
+            for key in keys:
+                if key not in self._index:
+                    self._index[key] = len(self._keys)
+                    self._keys.append(key)
+        self._loop.call_soon_threadsafe(self._pump)
 
     def forget(self, key: K) -> None:
         """Let go of ``key``'s result once it is taken: a long run must not keep every

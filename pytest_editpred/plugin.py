@@ -46,10 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
         options.check_combinations(config)
     except EditPredError as error:
         raise pytest.UsageError(f"editpred: {error}") from None
-    from .integration.reporting import PredictedTextDropper, Reporter
+    from .integration.reporting import AfterReports, Reporter
 
     config.pluginmanager.register(Reporter(config), "editpred-reporter")
-    config.pluginmanager.register(PredictedTextDropper(), "editpred-predicted-text")
+    config.pluginmanager.register(AfterReports(config), "editpred-after-reports")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -158,6 +158,17 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         _prepare(config)
         # The controller runs no example: its provider is only the check.
         config.stash[RUN_KEY].close_provider()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist load`` (xdist's default) that does not starve examples' prefetch
+    (:mod:`.integration.scheduling`); the other ``--dist`` modes are xdist's."""
+    if config.getvalue("dist") != "load":
+        return None
+    from .integration.scheduling import load_scheduling
+
+    return load_scheduling(config, log)
 
 
 def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str] | None:

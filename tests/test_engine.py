@@ -232,6 +232,48 @@ def test_prefetching_stops_at_the_lookahead() -> None:
         assert gauge.started == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
 
 
+def test_extended_keys_are_prefetched_in_turn_within_the_same_slots() -> None:
+    """An xdist worker learns of more items while it runs: :meth:`Prefetcher.extend`
+    adds them after the known keys, prefetched as the window reaches them, without a
+    second set of slots (a second prefetcher would double the calls in flight)."""
+    gauge = Gauge()
+    barrier = AsyncBarrier(3)
+
+    async def call(key: int) -> int:
+        gauge.enter(key)
+        try:
+            await barrier.wait()
+            return key
+        finally:
+            gauge.leave()
+
+    with Prefetcher(call, [0, 1, 2], concurrency=3) as prefetcher:
+        assert prefetcher.result(0, timeout=WAIT) == 0
+        prefetcher.extend([2, 3, 4, 5])  # 2 is known: left where it is
+        assert 5 in prefetcher and 6 not in prefetcher
+        # 3, 4 and 5 start without being asked for: the barrier of 3 lets them through
+        # together only if all three are in flight at once, and never more than three.
+        assert [prefetcher.result(k, timeout=WAIT) for k in (1, 2, 3, 4, 5)] == [1, 2, 3, 4, 5]
+    assert gauge.peak == 3
+    assert gauge.started == [0, 1, 2, 3, 4, 5]
+
+
+def test_extend_after_cancel_starts_nothing() -> None:
+    gauge = Gauge()
+
+    async def call(key: int) -> int:
+        gauge.enter(key)
+        gauge.leave()
+        return key
+
+    with Prefetcher(call, [], concurrency=2) as prefetcher:
+        prefetcher.cancel()
+        prefetcher.extend([1, 2])
+        settle_loop()
+        assert 1 not in prefetcher
+    assert gauge.started == []
+
+
 # -- demand ---------------------------------------------------------------------------
 
 

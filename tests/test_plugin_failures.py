@@ -175,6 +175,30 @@ def test_the_default_report_shows_the_hunks_nearest_the_cursor_first(
     assert summary_line(result) == expected_summary(ci)
 
 
+@pytest.mark.xdist
+def test_what_a_teardown_writes_still_follows_the_failure(
+    example: Path, ci: bool, plugin_args: list[str], pytester: pytest.Pytester
+) -> None:
+    """The plugin takes an example's passed teardown reports out of pytest's list of
+    them (searching it for each failure is quadratic) unless they hold a teardown
+    section: what a fixture's teardown prints is shown as pytest shows it."""
+    pytester.makeconftest(
+        COMPLETION
+        + """
+
+@pytest.fixture(autouse=True)
+def goodbye():
+    yield
+    print("written in teardown")
+"""
+    )
+    body = failure_section(run(pytester, *plugin_args))
+    assert body[-2:] == [
+        "--------------------------- Captured stdout teardown ---------------------------",
+        "written in teardown",
+    ]
+
+
 def test_long_is_the_default(example: Path, ci: bool, pytester: pytest.Pytester) -> None:
     default = failure_section(run(pytester))
     assert failure_section(run(pytester, "--tb=long")) == default

@@ -97,7 +97,7 @@ class Run:
     limits: Limits = DEFAULT_LIMITS
     _cache: Any = None
     _lock: threading.RLock = field(default_factory=threading.RLock)
-    _prefetchers: list[tuple[Any, set[str]]] = field(default_factory=list)
+    _prefetcher: Any = None
     _prefetch_completion: Any = None
     thresholds: tuple[tuple[str, float | None, Callable[[float, float], bool]], ...] = ()
     # Context coverage: --editpred-context-only, the related files' byte budget and
@@ -273,61 +273,73 @@ class Run:
         return call
 
     def _upcoming(self, item: ExampleItem) -> list[ExampleItem]:
-        """The items this process will run from ``item`` on, in order."""
-        session = item.session
-        items = session.items
-        interactor = next(
-            (
-                p
-                for p in self.config.pluginmanager.get_plugins()
-                if hasattr(p, "torun") and hasattr(p, "nextitem_index")
-            ),
-            None,
-        )
-        if interactor is not None:  # under xdist: this worker's queue
+        """The items this process will run from ``item`` on, in order, that the
+        prefetcher does not know yet.
+
+        Under xdist that is this worker's queue, which the controller fills as other
+        items end: read from its end back to the first item already known, so each
+        item costs one look however often the queue is read.
+        """
+        items = item.session.items
+        known = self._prefetcher
+        interactor = _xdist_worker(self.config)
+        if interactor is not None:
+            upcoming: list[Any] = []
             try:
                 with interactor.torun.lock() as queued:
-                    indices = [interactor.nextitem_index, *queued]
-                upcoming = [item] + [items[i] for i in indices if isinstance(i, int)]
-            except Exception:
-                upcoming = [item]
+                    for index in (*reversed(queued), interactor.nextitem_index):
+                        if not isinstance(index, int):
+                            continue
+                        if known is not None and items[index] in known:
+                            break
+                        upcoming.append(items[index])
+            except Exception:  # xdist's internals moved: prefetch what is known
+                upcoming = []
+            upcoming.append(item)
+            upcoming.reverse()
         else:
             start = items.index(item) if item in items else 0
             upcoming = items[start:]
-        return [i for i in upcoming if isinstance(i, ExampleItem) and i.example is not None and not _skipped(i)]
+        return [
+            i
+            for i in upcoming
+            if isinstance(i, ExampleItem)
+            and i.example is not None
+            and not _skipped(i)
+            and (known is None or i not in known)
+        ]
 
     def predict(self, item: ExampleItem, completion: Callable[..., Any], *, prefetch: bool) -> Prepared:
-        """The item's prediction: from a prefetcher that runs ahead, or made now.
+        """The item's prediction: from the prefetcher that runs ahead, or made now.
 
-        A prefetcher covers the items this process is known to run next. When an item
-        is not covered (under xdist, the controller sends more items as others end),
-        a new prefetcher covers what is known from there on; earlier ones keep their
-        work, so nothing in flight is thrown away.
+        The prefetcher covers the items this process is known to run next. Under
+        xdist the controller sends more items as others end: each item extends it by
+        those that arrived since, so the requests in flight stay at
+        ``--editpred-concurrency`` until the queue runs dry (waiting to reach the
+        first uncovered item would let them dwindle batch by batch).
         """
         from .._engine import Prefetcher, call_once
 
         if not prefetch or self.settings.concurrency <= 1:
             return call_once(self._call_for(completion), item)  # type: ignore[no-any-return]
-        if self._prefetch_completion is not completion:
+        if self._prefetcher is None or self._prefetch_completion is not completion:
             self.cancel()
-            self._prefetchers, self._prefetch_completion = [], completion
-        for prefetcher, keys in self._prefetchers:
-            if item.nodeid in keys:
-                return _taken(prefetcher, item)
-        covered = set().union(*(keys for _, keys in self._prefetchers))
-        upcoming = [i for i in self._upcoming(item) if i.nodeid not in covered]
-        prefetcher = Prefetcher(self._call_for(completion), upcoming, concurrency=self.settings.concurrency)
-        self._prefetchers.append((prefetcher, {i.nodeid for i in upcoming}))
-        return _taken(prefetcher, item)
+            self._prefetcher = None
+            upcoming = self._upcoming(item)
+            self._prefetcher = Prefetcher(self._call_for(completion), upcoming, concurrency=self.settings.concurrency)
+            self._prefetch_completion = completion
+        elif _xdist_worker(self.config) is not None or item not in self._prefetcher:
+            self._prefetcher.extend(self._upcoming(item))
+        return _taken(self._prefetcher, item)
 
     def cancel(self) -> None:
-        for prefetcher, _ in self._prefetchers:
-            prefetcher.cancel()
+        if self._prefetcher is not None:
+            self._prefetcher.cancel()
 
     def close(self) -> None:
-        for prefetcher, _ in self._prefetchers:
-            prefetcher.close()
-        self._prefetchers = []
+        if self._prefetcher is not None:
+            self._prefetcher.close()
+        self._prefetcher = None
         if self._cache is not None:
             self._cache.close()
         if self._retriever is not None:  # the language servers
@@ -597,6 +609,22 @@ def _show_model_texts(item: pytest.Item, prompt: Any, raw_output: Any) -> None:
         item.add_report_section("call", "editpred prompt", escape_controls(shown))
     if isinstance(raw_output, str) and raw_output:
         item.add_report_section("call", "editpred raw output", escape_controls(clip(raw_output, SHOWN_CHARS)))
+
+
+_WORKER_KEY = pytest.StashKey[Any]()
+
+
+def _xdist_worker(config: pytest.Config) -> Any:
+    """An xdist worker's ``WorkerInteractor`` (its queue of items to run), or None."""
+    if not hasattr(config, "workerinput"):
+        return None
+    worker = config.stash.get(_WORKER_KEY, None)
+    if worker is None:
+        worker = config.stash[_WORKER_KEY] = next(
+            (p for p in config.pluginmanager.get_plugins() if hasattr(p, "torun") and hasattr(p, "nextitem_index")),
+            None,
+        )
+    return worker
 
 
 def _skipped(item: pytest.Item) -> bool:
