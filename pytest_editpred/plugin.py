@@ -50,6 +50,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     config.pluginmanager.register(Reporter(config), "editpred-reporter")
     config.pluginmanager.register(AfterReports(config), "editpred-after-reports")
+    if config.pluginmanager.hasplugin("xdist"):
+        from .integration.wire import Wire
+
+        config.pluginmanager.register(Wire(), "editpred-wire")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
