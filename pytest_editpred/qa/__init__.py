@@ -7,8 +7,14 @@ outcome. Nothing here sends a request; the run and the ``editpred`` commands ask
 the judge through their providers and hand its answer to :func:`parse_judge_answer`.
 """
 
+from ._answer import PARSE_ERROR, parse_judge_answer
+from ._result import ACCEPT_CONFIDENCE, QaResult
 from ._word_diff import word_diff
 
 __all__ = [
+    "ACCEPT_CONFIDENCE",
+    "PARSE_ERROR",
+    "QaResult",
+    "parse_judge_answer",
     "word_diff",
 ]
