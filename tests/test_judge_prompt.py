@@ -337,6 +337,7 @@ def test_zeds_prompt_errors_for_an_ep_example(change: dict[str, object], reason:
         ({"predictions": ["patch"]}, "'predictions[0]' must be an object"),
         ({"predictions": [{"actual_patch": 3}]}, "'predictions[0].actual_patch' must be a string"),
         ({"prompt": {"input": ["x"]}}, "'prompt.input' must be a string"),
+        ({"prompt": "x"}, "'prompt' must be an object"),
         ({"prompt_inputs": []}, "'prompt_inputs' must be an object"),
         ({"prompt_inputs": {"cursor_excerpt": 1}}, "'prompt_inputs.cursor_excerpt' must be a string"),
         ({"cursor_path": None}, "'cursor_path' must be a string"),

@@ -10,10 +10,13 @@ when one is missing (§2.2 step 3).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._exceptions import EditPredError, JSONFormatError, JudgePromptError
 from ._judge_prompt import judge_prompt
+
+if TYPE_CHECKING:
+    from ..zeta import ZetaInput
 
 __all__ = ["ep_judge_prompt"]
 
@@ -25,7 +28,7 @@ def _string(data: Mapping[str, Any], key: str, where: str) -> str:
     return value
 
 
-def _inputs(example: Mapping[str, Any]) -> Any:
+def _inputs(example: Mapping[str, Any]) -> ZetaInput | None:
     """``prompt_inputs`` as a :class:`~pytest_editpred.zeta.ZetaInput` (None when absent)."""
     from ..zeta import Event, ZetaInput
 
@@ -80,7 +83,7 @@ def ep_judge_prompt(
         if predictions is not None and not isinstance(predictions, list):
             raise JSONFormatError("'predictions' must be a list")
         if not predictions:
-            raise JudgePromptError("no predictions available", fix="Predict first (ep predict or a pytest run).")
+            raise JudgePromptError("no predictions available", fix="Judge an example that carries a prediction.")
         first = predictions[0]
         if not isinstance(first, Mapping):
             raise JSONFormatError("'predictions[0]' must be an object")
@@ -88,7 +91,9 @@ def ep_judge_prompt(
         if patch is not None and not isinstance(patch, str):
             raise JSONFormatError("'predictions[0].actual_patch' must be a string")
         stored = example.get("prompt")
-        prompt = stored.get("input") if isinstance(stored, Mapping) else None
+        if stored is not None and not isinstance(stored, Mapping):
+            raise JSONFormatError("'prompt' must be an object")
+        prompt = stored.get("input") if stored is not None else None
         if prompt is not None and not isinstance(prompt, str):
             raise JSONFormatError("'prompt.input' must be a string")
         return judge_prompt(_inputs(example), patch, prompt=prompt, template=template)
