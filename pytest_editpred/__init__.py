@@ -149,10 +149,13 @@ _ERRORS = (
     "ProviderUnavailableError",
     "MissingAnswerError",
     "PredictionError",
+    "JudgeError",
+    "JudgePromptError",
     "ConfigError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
+    "JudgeTemplateError",
 )
 _LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
 

@@ -35,10 +35,14 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │   └── MissingAnswerError           no answer to score: a replay file or replay-only
     │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
+    ├── JudgeError                   the LLM judge cannot be asked    -> the item's qa.error
+    │   └── JudgePromptError             no judge prompt for this prediction (Zed's errors)
     └── ConfigError                  a bad option or ini value        -> usage error
         ├── ContextTypeError             a context ``--type`` value that names no source
         ├── SplitPointError              split-commit's --split is no split point
-        └── RepositoryError              split-commit's REPO or REVISIONS cannot be read
+        ├── RepositoryError              split-commit's REPO or REVISIONS cannot be read
+        └── JudgeTemplateError           a judge template file that is missing, unreadable,
+                                         not UTF-8, or lacks a placeholder
 
 A wrong answer is never an exception: it is a failed verdict.
 """
@@ -79,10 +83,13 @@ __all__ = [
     "ProviderUnavailableError",
     "MissingAnswerError",
     "PredictionError",
+    "JudgeError",
+    "JudgePromptError",
     "ConfigError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
+    "JudgeTemplateError",
 ]
 
 
@@ -290,6 +297,18 @@ class PredictionError(EditPredError):
     """The model answered, but the answer cannot be used: the item FAILED."""
 
 
+class JudgeError(EditPredError):
+    """The LLM judge could not be asked about a prediction. The judge only gives a
+    second opinion: its failure is the item's ``qa.error``, never the item's outcome."""
+
+
+class JudgePromptError(JudgeError):
+    """The judge's prompt cannot be built for this prediction; the reasons are Zed's
+    (``Failed to build QA prompt``), so a message reads the same in both tools."""
+
+    default_fix = "Judge a prediction that has a patch, of an example that carries its prompt inputs."
+
+
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
 
@@ -309,3 +328,10 @@ class SplitPointError(ConfigError):
 
 class RepositoryError(ConfigError):
     """split-commit's REPO or REVISIONS cannot be read: a usage error, exit status 2."""
+
+
+class JudgeTemplateError(ConfigError):
+    """The judge template a user named cannot be used: a usage error, said once,
+    before any judge is asked."""
+
+    default_fix = "Give a UTF-8 template file with {edit_history}, {cursor_excerpt} and {actual_patch_word_diff}."
