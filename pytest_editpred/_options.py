@@ -39,6 +39,7 @@ __all__ = [
     "get",
     "retrieval_from",
     "given",
+    "judge_from",
     "limits_from",
     "settings_from",
     "repo_mappings",
@@ -166,6 +167,19 @@ OPTIONS: tuple[Option, ...] = (
         low=1,
         unit="bytes",
     ),
+    Option(
+        "judge",
+        "ask a judge model about every prediction that changes something, as Zed's ep qa: openai "
+        "(Zed's backend: chat completions, max_completion_tokens), openai-chat (max_tokens: llama.cpp, "
+        "vLLM, Ollama), anthropic, or an installed provider that can judge; never changes an outcome",
+    ),
+    Option("judge_model", "the judge's model (Zed: gpt-5.2, claude-sonnet-4-5)"),
+    Option("judge_base_url", "the judge's server (default: --editpred-base-url)"),
+    Option(
+        "judge_api_key_env", "the environment variable holding the judge's API key (default: --editpred-api-key-env)"
+    ),
+    Option("judge_template", "the judge's prompt template (Zed's qa.md gives Zed's prompt)", kind="path"),
+    Option("judge_max_tokens", "the judge's answer budget (Zed: 1024)", kind="int", default=1024, low=1, unit="tokens"),
 )
 
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
@@ -529,3 +543,27 @@ def settings_from(config: OptionSource, response_cache_dir: Callable[[], Path | 
         concurrency=concurrency,
         max_response_bytes=limits_from(config).max_response_bytes,
     )
+
+
+def judge_from(config: OptionSource, settings: Settings) -> tuple[str, Settings, Path | None] | None:
+    """``--editpred-judge``: its name, its settings (the run's transport, retries,
+    cache and limits; its own model, server, key and answer budget; no sampling
+    option, as Zed sends none) and its template file; None when no judge is asked."""
+    from dataclasses import replace
+
+    name = get(config, "judge")
+    if not name:
+        return None
+    template = get(config, "judge_template")
+    judge = replace(
+        settings,
+        provider=str(name),
+        model=get(config, "judge_model"),
+        base_url=get(config, "judge_base_url") or settings.base_url,
+        api_key_env=get(config, "judge_api_key_env") or settings.api_key_env,
+        max_tokens=get(config, "judge_max_tokens"),
+        stop=(),
+        extra_body={},
+        replay_path=None,
+    )
+    return str(name), judge, Path(template).expanduser().resolve() if template else None

@@ -125,14 +125,27 @@ def _prepare(config: pytest.Config) -> None:
         )
 
 
+def _start_judge(config: pytest.Config) -> None:
+    """Build ``--editpred-judge`` before the first example: a judge that cannot be
+    built is one usage error (on the controller; a worker leaves it to it)."""
+    from ._exceptions import ConfigError
+
+    try:
+        _run(config).start_judge()
+    except ConfigError as error:
+        if not hasattr(config, "workerinput"):
+            raise pytest.UsageError(f"editpred: {error}") from None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Check the options before the first example runs: a bad one is a usage error."""
     # Until an example file is collected the collector is not imported, and then no
     # item can be an example: a suite without examples never loads it.
     collect = sys.modules.get("pytest_editpred.integration.collect")
-    if collect is None or not any(
-        _needs_provider(item) for item in session.items if isinstance(item, collect.ExampleItem)
-    ):
+    examples = [item for item in session.items if collect is not None and isinstance(item, collect.ExampleItem)]
+    if examples:
+        _start_judge(session.config)
+    if not any(_needs_provider(item) for item in examples):
         return  # no example, or every one answered by a conftest's own editpred_completion
     if hasattr(session.config, "workerinput"):
         # An xdist worker: the controller checks the same options when the worker
@@ -159,6 +172,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         return
     if any(nodeid.split("::", 1)[0].lower().endswith((".md", ".json", ".jsonl")) for nodeid in ids):
         config.stash[_CHECKED_KEY] = True
+        _start_judge(config)
         _prepare(config)
         # The controller runs no example: its provider is only the check.
         config.stash[RUN_KEY].close_provider()

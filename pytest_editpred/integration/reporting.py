@@ -156,6 +156,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "expected_cursor": None,
         "metrics": {},
         "notes": [],
+        "qa": prepared.qa if prepared is not None else None,
     }
     record["prompt"], record["raw_output"] = _model_texts(prediction, prepared, error)
     if prepared is not None:
@@ -249,6 +250,9 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
     told = run.take_context_messages() if run is not None else []
     if told:  # a language server's problem, said once per run (the controller gathers them)
         report.editpred_context = told  # type: ignore[attr-defined]  # our own attribute, as report.editpred
+    judged = run.take_judge_messages() if run is not None else []
+    if judged:  # the judge's problems, said once per run as the servers' are
+        report.editpred_judge = judged  # type: ignore[attr-defined]  # our own attribute, as report.editpred
     if report.when == "call" and report.failed and item.config.getoption("editpred_accept", False):
         from .._clip import escape_controls
 
@@ -393,6 +397,8 @@ class Reporter:
         # Context retrieval's problems (a language server missing, dead or hung),
         # each once, from every worker.
         self.context_warnings: dict[str, None] = {}
+        # The judge's problems (--editpred-judge), each once, from every worker.
+        self.judge_warnings: dict[str, None] = {}
         # Failed reports that are not examples' (unit tests, collection errors): the
         # pass-rate gate is about examples and must not turn these into a pass.
         self.other_failures = 0
@@ -455,6 +461,8 @@ class Reporter:
             return
         for message in getattr(report, "editpred_context", None) or ():
             self.context_warnings.setdefault(str(message))
+        for message in getattr(report, "editpred_judge", None) or ():
+            self.judge_warnings.setdefault(str(message))
         annotated = getattr(report, "editpred", None)
         if not isinstance(annotated, dict):
             if report.failed:
@@ -698,7 +706,9 @@ class Reporter:
     # --------------------------------------------------------------- printing
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.is_worker or not (self.records or self.faults or self.accepts or self.context_warnings):
+        if self.is_worker or not (
+            self.records or self.faults or self.accepts or self.context_warnings or self.judge_warnings
+        ):
             return
         write = terminalreporter.write_line
         terminalreporter.write_sep("=", "editpred summary")
@@ -718,8 +728,29 @@ class Reporter:
             for message in self.context_warnings:  # a dead server's words may hold anything
                 line = escape_controls(" ".join(f"editpred warning: context retrieval: {message}".split("\n")))
                 terminalreporter.write_line(line, yellow=True, bold=True)
+        for line in self._judge_lines():
+            terminalreporter.write_line(line, yellow=True, bold=True)
         for line in self.faults:
             terminalreporter.write_line(line, yellow=True, bold=True)
+
+    def _judge_lines(self) -> list[str]:
+        """``--editpred-judge``'s warnings: each problem once, and how many answers
+        were not Zed's JSON (the items' ``qa.error``; ``qa.response`` keeps the text)."""
+        from .._clip import escape_controls
+        from ..qa import PARSE_ERROR
+
+        lines = [
+            escape_controls(" ".join(f"editpred warning: judge: {message}".split("\n")))
+            for message in self.judge_warnings
+        ]
+        asked = [r for r in self.records if isinstance(r.get("qa"), dict)]
+        unread = sum(1 for r in asked if (r.get("qa") or {}).get("error") == PARSE_ERROR)
+        if unread:
+            lines.append(
+                f"editpred warning: judge: {unread} of {len(asked)} answers were not the JSON the template asks "
+                "for (qa.error; the answer is in qa.response): check the judge's template and model"
+            )
+        return lines
 
     def _print_results(self, write: Callable[[str], None]) -> None:
         from ..reports import format_eval_report, group_lines

@@ -77,6 +77,8 @@ class Prepared:
     prediction_error: PredictionError | None = None
     latency: float = 0.0
     verdict: Verdict | None = None
+    # The judge's answer (QaResult.to_json(), or {"error": ...}); None when not asked.
+    qa: dict[str, Any] | None = None
     properties: dict[str, Any] = field(default_factory=dict)
     failure: Failure | None = None  # a wrong answer's report, made for --tb at repr_failure
 
@@ -112,6 +114,8 @@ class Run:
     retrieval: tuple[str, ...] | None = ("lsp",)
     _retriever: Any = None
     _told: set[str] = field(default_factory=set)
+    # --editpred-judge: the second opinion on each prediction (start_judge), or None.
+    second_opinion: Any = None
 
     # --------------------------------------------------------------- provider
 
@@ -136,6 +140,29 @@ class Run:
                 )
             self._provider = get_provider(name)(self.settings)
         return self._provider
+
+    def start_judge(self) -> Any:
+        """``--editpred-judge``'s :class:`~.second_opinion.SecondOpinion`, built on
+        first use (None when no judge is asked): a judge that cannot be built (no
+        model, no server, an unset key variable, a bad template) is one usage error."""
+        if self.second_opinion is None and not self.context_only:
+            from . import options
+
+            judge = options.judge_from(self.config, self.settings)
+            if judge is not None:
+                from ..providers import JudgeClient
+                from ..qa import load_judge_template
+                from .second_opinion import SecondOpinion
+
+                name, settings, template = judge
+                self.second_opinion = SecondOpinion(
+                    JudgeClient(settings, name), load_judge_template(template) if template is not None else None
+                )
+        return self.second_opinion
+
+    def take_judge_messages(self) -> list[str]:
+        """The judge's problems this process has not told yet."""
+        return self.second_opinion.take_messages() if self.second_opinion is not None else []
 
     def close_provider(self) -> None:
         """Drop the provider (its HTTP clients are made per event loop, on first use)."""
@@ -242,6 +269,7 @@ class Run:
         if inspect.iscoroutinefunction(completion) or inspect.iscoroutinefunction(
             getattr(completion, "__call__", None)  # noqa: B004 (an async __call__ method, not callability)
         ):
+            judge_async = self.start_judge()
 
             async def call_async(item: ExampleItem) -> Prepared:
                 prepared = self._scene_for(item, retrieve)
@@ -251,6 +279,8 @@ class Run:
                 except PredictionError as error:
                     prepared.prediction_error = error
                 prepared.latency = time.perf_counter() - start
+                if judge_async is not None:
+                    await judge_async.judge(prepared)
                 return prepared
 
             return call_async
@@ -270,7 +300,18 @@ class Run:
             prepared.latency = time.perf_counter() - start
             return prepared
 
-        return call
+        judge = self.start_judge()
+        if judge is None:
+            return call
+
+        def call_then_judge(item: ExampleItem) -> Any:
+            # The judge is asked where the prediction was made: in the prefetcher's
+            # task, so its latency overlaps the other items' (an awaitable returned
+            # by a sync call is awaited on the completion loop).
+            made = call(item)
+            return _then_judge(judge, made)
+
+        return call_then_judge
 
     def _upcoming(self, item: ExampleItem) -> list[ExampleItem]:
         """The items this process will run from ``item`` on, in order, that the
@@ -344,12 +385,15 @@ class Run:
             self._cache.close()
         if self._retriever is not None:  # the language servers
             self._retriever.close()
-        # The provider's connections were opened on the completion loop: closed there.
+        # The provider's and the judge's connections were opened on the completion
+        # loop: closed there.
+        from .._engine import close_on_completion_loop
+
         aclose = getattr(getattr(self._provider, "__self__", None), "aclose", None)
         if aclose is not None:
-            from .._engine import close_on_completion_loop
-
             close_on_completion_loop(aclose)
+        if self.second_opinion is not None:
+            close_on_completion_loop(self.second_opinion.client.aclose)
 
     # ---------------------------------------------------------------- judging
 
@@ -646,6 +690,12 @@ def _checked(answer: Any) -> Prediction:
     if not isinstance(answer, Prediction):
         raise TypeError(f"editpred_completion must return a pytest_editpred.Prediction, not {type(answer).__name__}")
     return answer
+
+
+async def _then_judge(judge: Any, made: Any) -> Prepared:
+    """``made`` (a :class:`Prepared`, or an awaitable of one), then the judge's answer."""
+    prepared: Prepared = await made if inspect.isawaitable(made) else made
+    return await judge.judge(prepared)  # type: ignore[no-any-return]
 
 
 async def _finish_async(prepared: Prepared, answer: Any, start: float) -> Prepared:

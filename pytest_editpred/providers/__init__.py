@@ -9,6 +9,7 @@ in ``BUILTIN``; third-party providers register under the entry-point group
 
 from __future__ import annotations
 
+from ._judge import JUDGES, JudgeAnswer, JudgeClient
 from ._registry import (
     BUILTIN,
     Completion,
@@ -23,6 +24,9 @@ from ._registry import (
 
 __all__ = [
     "BUILTIN",
+    "JUDGES",
+    "JudgeAnswer",
+    "JudgeClient",
     "Completion",
     "ProviderFactory",
     "available",

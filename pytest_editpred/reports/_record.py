@@ -272,6 +272,7 @@ class Record(TypedDict):
     expected_cursor: bool | None  # the best expected patch marks a cursor; None when not judged
     metrics: Metrics
     notes: list[str]
+    qa: NotRequired[dict[str, Any] | None]  # the judge's answer (--editpred-judge); None when not asked
     # Only for an item with a scene (judged, or its expected edit against no usable
     # answer) of a run that writes --editpred-html or --editpred-report:
     diff: NotRequired[EditView | None]
