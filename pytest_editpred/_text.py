@@ -24,6 +24,7 @@ __all__ = [
     "nbytes",
     "normalize_line_endings",
     "normalized_offset",
+    "rust_lines",
     "split_inclusive",
 ]
 
@@ -84,6 +85,15 @@ def split_inclusive(text: str) -> list[str]:
     if pieces[-1]:
         out.append(pieces[-1])
     return out
+
+
+def rust_lines(text: str) -> list[str]:
+    """Rust's ``str::lines``: split on ``\\n`` only, drop one ``\\r`` per line, no
+    empty last line for a final ``\\n`` (Python's ``splitlines`` splits on more)."""
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    return [p[:-1] if p.endswith("\r") else p for p in parts]
 
 
 def line_starts(text: str) -> list[int]:

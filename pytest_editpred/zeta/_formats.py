@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._exceptions import ConfigError
+from .._text import rust_lines
 from ._input import ZetaInput
 
 __all__ = [
@@ -45,15 +46,6 @@ _QWEN = ("<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|file_sep|>")
 _SEED = ("<[fim-suffix]>", "<[fim-prefix]>", "<[fim-middle]>", "<filename>")
 _MERGE = (MERGE_CURRENT, MERGE_SEPARATOR, MERGE_UPDATED)
 _HASHLINE = ("<|set|>", "<|set_range|>", "<|insert|>", "<|no_edits|>")
-
-
-def rust_lines(text: str) -> list[str]:
-    """Rust's ``str::lines``: split on ``\\n`` only, drop one ``\\r`` per line, no
-    empty last line for a final ``\\n`` (Python's ``splitlines`` splits on more)."""
-    parts = text.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-    return [p[:-1] if p.endswith("\r") else p for p in parts]
 
 
 class Family(enum.Enum):

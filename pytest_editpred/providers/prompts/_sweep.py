@@ -62,6 +62,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..._exceptions import ConfigError, PredictionError
+from ..._text import rust_lines
 from ...scene import PredictionRequest
 from ._window import Answer, Window
 
@@ -250,15 +251,6 @@ def _original_window(text: str, start: int, end: int, path: str, events: Sequenc
     return old[_map_start(start, edits) : _map_end(end, edits)]
 
 
-def _rust_lines(text: str) -> list[str]:
-    """Rust's ``str::lines``: ``\\n`` ends a line, one ``\\r`` before it is dropped,
-    no empty last line after a final newline."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def _cap(lines: list[str]) -> str:
     """At most 40 lines: the first 20, ``...``, the last 19; joined, no final newline."""
     if len(lines) > MAX_RECENT_CHANGE_LINES:
@@ -278,7 +270,7 @@ def _change_block(event: Event, root: str) -> _ChangeBlock | None:
     nothing (and so takes no slot)."""
     original: list[str] = []
     updated: list[str] = []
-    for line in _rust_lines(event.diff):
+    for line in rust_lines(event.diff):
         # "---"/"+++" also catch a deleted line starting with "--" and an added one with "++"
         if line.startswith(("@@", "---", "+++")):
             continue
