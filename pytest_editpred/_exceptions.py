@@ -35,7 +35,9 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │   └── MissingAnswerError           no answer to score: a replay file or replay-only
     │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
+    ├── RepairError                  a prediction that cannot be sent for repair
     └── ConfigError                  a bad option or ini value        -> usage error
+        ├── TemplateError                a judge or repair template that cannot be used
         ├── ContextTypeError             a context ``--type`` value that names no source
         ├── SplitPointError              split-commit's --split is no split point
         └── RepositoryError              split-commit's REPO or REVISIONS cannot be read
@@ -79,7 +81,9 @@ __all__ = [
     "ProviderUnavailableError",
     "MissingAnswerError",
     "PredictionError",
+    "RepairError",
     "ConfigError",
+    "TemplateError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
@@ -290,8 +294,18 @@ class PredictionError(EditPredError):
     """The model answered, but the answer cannot be used: the item FAILED."""
 
 
+class RepairError(EditPredError):
+    """A prediction that cannot be sent for repair: its record lacks the prompt or
+    the answer the repair conversation repeats, or nothing says what to mend."""
+
+
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
+
+
+class TemplateError(ConfigError):
+    """A judge or repair template file that cannot be read, or whose placeholders
+    are missing or misspelled (the reason names it and the line)."""
 
 
 class ContextTypeError(ConfigError):
