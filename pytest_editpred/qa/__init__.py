@@ -10,6 +10,7 @@ the judge through their providers and hand its answer to :func:`parse_judge_answ
 """
 
 from ._answer import PARSE_ERROR, parse_judge_answer
+from ._distill import chosen_predictions, distill, expected_patch_of
 from ._prediction import ActualCursor, ExamplePrediction, teacher_prediction
 from ._repair import (
     CONFIDENCE_THRESHOLD,
@@ -39,6 +40,9 @@ __all__ = [
     "ActualCursor",
     "ExamplePrediction",
     "QaResult",
+    "chosen_predictions",
+    "distill",
+    "expected_patch_of",
     "load_repair_template",
     "needs_repair",
     "parse_judge_answer",
