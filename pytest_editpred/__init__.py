@@ -149,10 +149,15 @@ _ERRORS = (
     "ProviderUnavailableError",
     "MissingAnswerError",
     "PredictionError",
+    "JudgeError",
+    "JudgePromptError",
+    "RepairError",
     "ConfigError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
+    "JudgeTemplateError",
+    "RepairTemplateError",
 )
 _LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
 

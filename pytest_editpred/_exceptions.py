@@ -35,12 +35,16 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     │   └── MissingAnswerError           no answer to score: a replay file or replay-only
     │                                    cache without one (not passed, never FAILED)
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
+    ├── JudgeError                   the LLM judge cannot be asked    -> the item's qa.error
+    │   └── JudgePromptError             no judge prompt for this prediction (Zed's errors)
     ├── RepairError                  a prediction that cannot be sent for repair
     └── ConfigError                  a bad option or ini value        -> usage error
-        ├── TemplateError                a judge or repair template that cannot be used
         ├── ContextTypeError             a context ``--type`` value that names no source
         ├── SplitPointError              split-commit's --split is no split point
-        └── RepositoryError              split-commit's REPO or REVISIONS cannot be read
+        ├── RepositoryError              split-commit's REPO or REVISIONS cannot be read
+        ├── JudgeTemplateError           a judge template file that is missing, unreadable,
+        │                                not UTF-8, or lacks a placeholder
+        └── RepairTemplateError          the same of a repair template file
 
 A wrong answer is never an exception: it is a failed verdict.
 """
@@ -81,12 +85,15 @@ __all__ = [
     "ProviderUnavailableError",
     "MissingAnswerError",
     "PredictionError",
+    "JudgeError",
+    "JudgePromptError",
     "RepairError",
     "ConfigError",
-    "TemplateError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
+    "JudgeTemplateError",
+    "RepairTemplateError",
 ]
 
 
@@ -294,6 +301,18 @@ class PredictionError(EditPredError):
     """The model answered, but the answer cannot be used: the item FAILED."""
 
 
+class JudgeError(EditPredError):
+    """The LLM judge could not be asked about a prediction. The judge only gives a
+    second opinion: its failure is the item's ``qa.error``, never the item's outcome."""
+
+
+class JudgePromptError(JudgeError):
+    """The judge's prompt cannot be built for this prediction; the reasons are Zed's
+    (``Failed to build QA prompt``), so a message reads the same in both tools."""
+
+    default_fix = "Judge a prediction that has a patch, of an example that carries its prompt inputs."
+
+
 class RepairError(EditPredError):
     """A prediction that cannot be sent for repair: its record lacks the prompt or
     the answer the repair conversation repeats, or nothing says what to mend."""
@@ -301,11 +320,6 @@ class RepairError(EditPredError):
 
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
-
-
-class TemplateError(ConfigError):
-    """A judge or repair template file that cannot be read, or whose placeholders
-    are missing or misspelled (the reason names it and the line)."""
 
 
 class ContextTypeError(ConfigError):
@@ -323,3 +337,16 @@ class SplitPointError(ConfigError):
 
 class RepositoryError(ConfigError):
     """split-commit's REPO or REVISIONS cannot be read: a usage error, exit status 2."""
+
+
+class JudgeTemplateError(ConfigError):
+    """The judge template a user named cannot be used: a usage error, said once,
+    before any judge is asked."""
+
+    default_fix = "Give a UTF-8 template file with {edit_history}, {cursor_excerpt} and {actual_patch_word_diff}."
+
+
+class RepairTemplateError(ConfigError):
+    """The repair template a user named cannot be used (unreadable, not UTF-8, a
+    placeholder missing, misspelled or doubled): a usage error, said once, before
+    any repair is asked for."""

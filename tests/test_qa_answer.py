@@ -157,6 +157,7 @@ def test_reverts_edits_must_be_a_json_boolean() -> None:
         '{"confidence": NaN}',
         '{"confidence": Infinity}',
         '{"confidence": 1e400}',  # out of a double's range
+        '{"confidence": 1' + "0" * 400 + "}",  # an integer out of a double's range
         '{"confidence": 4,}',  # trailing comma
         '{"confidence": 4} and that is all',  # something after the value
         '// verdict\n{"confidence": 4}',  # a comment

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_editpred._exceptions import EditPredError, PredictionError, RepairError, TemplateError
+from pytest_editpred._exceptions import EditPredError, PredictionError, RepairError, RepairTemplateError
 from pytest_editpred.qa import (
     DEFAULT_REPAIR_TEMPLATE,
     ActualCursor,
@@ -418,8 +418,8 @@ def test_the_default_template_has_the_specified_structure() -> None:
         assert sentinel in DEFAULT_REPAIR_TEMPLATE
 
 
-def _error(path: Path) -> TemplateError:
-    with pytest.raises(TemplateError) as caught:
+def _error(path: Path) -> RepairTemplateError:
+    with pytest.raises(RepairTemplateError) as caught:
         load_repair_template(path)
     error = caught.value
     assert error.path == str(path)
@@ -464,7 +464,7 @@ def test_a_template_that_cannot_be_read(tmp_path: Path) -> None:
 
 
 def test_errors_are_editpred_errors() -> None:
-    assert issubclass(TemplateError, EditPredError) and issubclass(RepairError, EditPredError)
+    assert issubclass(RepairTemplateError, EditPredError) and issubclass(RepairError, EditPredError)
 
 
 def test_the_conversation_needs_the_teacher_turns() -> None:

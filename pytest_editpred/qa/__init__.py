@@ -11,14 +11,13 @@ the judge through their providers and hand its answer to :func:`parse_judge_answ
 
 from ._answer import PARSE_ERROR, parse_judge_answer
 from ._distill import chosen_predictions, distill, expected_patch_of
+from ._ep_example import ep_judge_prompt
+from ._judge_prompt import DEFAULT_JUDGE_TEMPLATE, PLACEHOLDERS, judge_prompt, load_judge_template
 from ._prediction import ActualCursor, ExamplePrediction, teacher_prediction
 from ._repair import (
     CONFIDENCE_THRESHOLD,
-    DEFAULT_REPAIR_TEMPLATE,
     KEEP_PREVIOUS,
-    REPAIR_PLACEHOLDERS,
     REPAIR_PROVIDER,
-    load_repair_template,
     needs_repair,
     parse_repair_answer,
     quality_feedback,
@@ -26,15 +25,18 @@ from ._repair import (
     repair_message,
     token_change_info,
 )
+from ._repair_template import DEFAULT_REPAIR_TEMPLATE, REPAIR_PLACEHOLDERS, load_repair_template
 from ._result import ACCEPT_CONFIDENCE, QaResult
 from ._word_diff import word_diff
 
 __all__ = [
     "ACCEPT_CONFIDENCE",
     "CONFIDENCE_THRESHOLD",
+    "DEFAULT_JUDGE_TEMPLATE",
     "DEFAULT_REPAIR_TEMPLATE",
     "KEEP_PREVIOUS",
     "PARSE_ERROR",
+    "PLACEHOLDERS",
     "REPAIR_PLACEHOLDERS",
     "REPAIR_PROVIDER",
     "ActualCursor",
@@ -42,7 +44,10 @@ __all__ = [
     "QaResult",
     "chosen_predictions",
     "distill",
+    "ep_judge_prompt",
     "expected_patch_of",
+    "judge_prompt",
+    "load_judge_template",
     "load_repair_template",
     "needs_repair",
     "parse_judge_answer",

@@ -43,23 +43,21 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _integer(text: str) -> int | float:
-    """serde_json's reading of an integer literal: ``-0`` and integers beyond 64 bits
-    are floats, so they are no confidence (Python would make them ints)."""
-    digits = text.lstrip("-")
-    if text.startswith("-") and digits.strip("0") == "":
-        return -0.0
-    if len(digits) > 20:  # beyond u64 and i64 either way; int() might refuse the length
-        return float("inf")
-    return int(text)
-
-
 def _float(text: str) -> float:
     """serde_json refuses a number too large for a double (``1e400``)."""
     value = float(text)
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"number out of range: {text}")
     return value
+
+
+def _integer(text: str) -> int | float:
+    """serde_json's reading of an integer literal: ``-0`` and integers beyond 64 bits
+    are floats (so no confidence), and beyond a double's range no JSON at all."""
+    digits = text.lstrip("-")
+    if (text.startswith("-") and digits.strip("0") == "") or len(digits) > 20:
+        return _float(text)
+    return int(text)
 
 
 def _strict_json(text: str) -> tuple[bool, Any]:

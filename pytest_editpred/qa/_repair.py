@@ -8,10 +8,9 @@ third turn after the teacher's own prompt and answer: the feedback, the token co
 of the change, and the prediction as a word diff. The model answers in the teacher's
 format, or ``NO_EDITS``, or ``KEEP_PREVIOUS`` (the previous prediction stands).
 
-The template's prose is ours; its structure and placeholders are Zed's, so Zed's
-own ``repair.md`` given as the template lays the message out as Zed does. The
-labels inside the feedback and the token statistics are Zed's code's prose, which
-the specification does not give: those sentences are ours, their layout Zed's.
+The labels inside the feedback and the token statistics are Zed's code's prose,
+which the specification does not give: those sentences are ours, their layout
+Zed's (the template is ``_repair_template``).
 """
 
 from __future__ import annotations
@@ -19,13 +18,12 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._exceptions import PredictionError, RepairError
 from ._prediction import ExamplePrediction, teacher_prediction
+from ._repair_template import DEFAULT_REPAIR_TEMPLATE, REPAIR_PLACEHOLDERS
 from ._result import QaResult
-from ._template import load_template
 from ._word_diff import word_diff
 
 if TYPE_CHECKING:
@@ -33,11 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONFIDENCE_THRESHOLD",
-    "DEFAULT_REPAIR_TEMPLATE",
     "KEEP_PREVIOUS",
-    "REPAIR_PLACEHOLDERS",
     "REPAIR_PROVIDER",
-    "load_repair_template",
     "needs_repair",
     "parse_repair_answer",
     "quality_feedback",
@@ -50,61 +45,11 @@ __all__ = [
 CONFIDENCE_THRESHOLD = 2
 KEEP_PREVIOUS = "KEEP_PREVIOUS"
 REPAIR_PROVIDER = "repair"
-#: Filled in this order, each everywhere it occurs (so a value holding a later name
-#: gets that value too, as in Zed).
-REPAIR_PLACEHOLDERS = ("actual_patch_word_diff", "quality_feedback", "token_change_info")
-
 #: Zed compares ``reversal_ratio``, an f32, with the f32 0.9 (0.89999998).
 _REVERSAL_LIMIT = 0.9
 _DISCARDED_CHARS_LIMIT = 80
 _EXACT_LINES_FP_LIMIT = 5
 _TOKEN_NOTE_LIMIT = 100
-
-DEFAULT_REPAIR_TEMPLATE = """\
-# Please repair your edit prediction
-
-Your previous prediction has problems that make it less useful; write a better one.
-
-## What was found
-
-{quality_feedback}
-
-{token_change_info}
-
-## Your previous prediction (word-diff format)
-
-`````
-{actual_patch_word_diff}
-`````
-
-## Instructions
-
-Keep to the rules and the output format of the first request; these matter most:
-
-- Never undo or revert what the user just edited: a line the edit history removed must not come back.
-- If your prediction would take the code back towards how it was before those edits, output `NO_EDITS` instead.
-- When in doubt, predict only the small part you are sure of.
-
-## Output format
-
-Answer in the same format as before, with one addition:
-
-- If nothing should change, output `NO_EDITS`.
-- New: if your previous prediction was right after all, output `KEEP_PREVIOUS`:
-
-  `````
-  KEEP_PREVIOUS
-  `````
-
-  Use it only when the previous prediction needs no change at all.
-
-`NO_EDITS` and `KEEP_PREVIOUS` are not the same answer:
-- `NO_EDITS`: make no change; the previous prediction is dropped.
-- `KEEP_PREVIOUS`: the previous prediction is right; it is used as it is.
-
-## Your improved prediction
-
-First say briefly what was wrong with the previous prediction (or why it was right), then give your output."""
 
 _NO_REASONING = "No reasoning provided"  # Zed's words (§3.5)
 _SCORE_INTRO = "Nobody has reviewed this prediction, but automatic scoring found possible problems"
@@ -281,10 +226,3 @@ def parse_repair_answer(
         return ExamplePrediction(
             None, answer, error=f"Failed to parse repair response: {error.reason}", provider=REPAIR_PROVIDER
         )
-
-
-def load_repair_template(path: str | Path) -> str:
-    """A repair template file (Zed's ``repair.md`` works as it is), read as UTF-8:
-    :class:`TemplateError` for a file that cannot be read or decoded, or whose
-    placeholders are missing or misspelled."""
-    return load_template(path, REPAIR_PLACEHOLDERS, "repair")
