@@ -151,11 +151,13 @@ _ERRORS = (
     "PredictionError",
     "JudgeError",
     "JudgePromptError",
+    "RepairError",
     "ConfigError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
     "JudgeTemplateError",
+    "RepairTemplateError",
 )
 _LAZY.update(dict.fromkeys(_ERRORS, "_exceptions"))
 

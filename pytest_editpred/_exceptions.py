@@ -37,12 +37,14 @@ to fix it*. The branch an error sits on decides the pytest outcome::
     ├── PredictionError              the model's answer is unusable   -> pytest FAILED
     ├── JudgeError                   the LLM judge cannot be asked    -> the item's qa.error
     │   └── JudgePromptError             no judge prompt for this prediction (Zed's errors)
+    ├── RepairError                  a prediction that cannot be sent for repair
     └── ConfigError                  a bad option or ini value        -> usage error
         ├── ContextTypeError             a context ``--type`` value that names no source
         ├── SplitPointError              split-commit's --split is no split point
         ├── RepositoryError              split-commit's REPO or REVISIONS cannot be read
-        └── JudgeTemplateError           a judge template file that is missing, unreadable,
-                                         not UTF-8, or lacks a placeholder
+        ├── JudgeTemplateError           a judge template file that is missing, unreadable,
+        │                                not UTF-8, or lacks a placeholder
+        └── RepairTemplateError          the same of a repair template file
 
 A wrong answer is never an exception: it is a failed verdict.
 """
@@ -85,11 +87,13 @@ __all__ = [
     "PredictionError",
     "JudgeError",
     "JudgePromptError",
+    "RepairError",
     "ConfigError",
     "ContextTypeError",
     "SplitPointError",
     "RepositoryError",
     "JudgeTemplateError",
+    "RepairTemplateError",
 ]
 
 
@@ -309,6 +313,11 @@ class JudgePromptError(JudgeError):
     default_fix = "Judge a prediction that has a patch, of an example that carries its prompt inputs."
 
 
+class RepairError(EditPredError):
+    """A prediction that cannot be sent for repair: its record lacks the prompt or
+    the answer the repair conversation repeats, or nothing says what to mend."""
+
+
 class ConfigError(EditPredError):
     """A bad command-line option or ini value."""
 
@@ -335,3 +344,9 @@ class JudgeTemplateError(ConfigError):
     before any judge is asked."""
 
     default_fix = "Give a UTF-8 template file with {edit_history}, {cursor_excerpt} and {actual_patch_word_diff}."
+
+
+class RepairTemplateError(ConfigError):
+    """The repair template a user named cannot be used (unreadable, not UTF-8, a
+    placeholder missing, misspelled or doubled): a usage error, said once, before
+    any repair is asked for."""

@@ -63,6 +63,38 @@ def test_carriage_return_in_comparison_units_next_to_identifiers() -> None:
     assert tokenize("fooBar\r\n  baz_qux") == ["foo", "Bar", "\r\n", "  ", "baz", "_", "qux"]
 
 
+# ------------------------------------ rule 1b: Zed's operator list and camelCase rule
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        # Zed's list has "<-" and none of "===", "!==", "<=>", "&&=", "||=", "//=":
+        ("x <- y", ["x", " ", "<-", " ", "y"]),
+        ("a===b", ["a", "==", "=", "b"]),
+        ("a!==b", ["a", "!=", "=", "b"]),
+        ("a<=>b", ["a", "<=", ">", "b"]),
+        ("a&&=b||=c", ["a", "&&", "=", "b", "||", "=", "c"]),
+        ("a//=b", ["a", "//", "=", "b"]),
+        # the first entry that matches: "..." before "..=", ">>>=" before ">>>"
+        ("a...=b", ["a", "...", "=", "b"]),
+        ("a>>>=b>>>c", ["a", ">>>=", "b", ">>>", "c"]),
+        ("a??=b?.c", ["a", "??=", "b", "?.", "c"]),
+        # a new segment before an upper-case letter after a digit, too
+        ("2A", ["2", "A"]),
+        ("V2X", ["V2", "X"]),
+        ("my_V2X", ["my", "_", "V2", "X"]),
+        ("parseJSON2Data", ["parse", "JSON2", "Data"]),
+        # ... but not after a letter that is neither upper- nor lower-case
+        ("a日B", ["a日B"]),
+        ("ABc", ["A", "Bc"]),
+    ],
+)
+def test_operators_and_segments_are_zeds(text: str, tokens: list[str]) -> None:
+    assert tokenize(text) == tokens
+    assert "".join(comparison_units(text)) == text
+
+
 # ----------------------------------------------- rule 2: kept-rate bail-out still counts
 
 

@@ -4,6 +4,7 @@ reversal ratio and the token changes."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from .._deadline import check as check_deadline
@@ -31,40 +32,50 @@ def is_blank(text: str) -> bool:
 
 # ----------------------------------------------------------------------------- tokenizer
 
-# Greedy, longest first. The spec lists ``>>>=``, ``<<=``, ``::``, ``->``, ``=>``,
-# ``==``, ``!=``, ``//``, ``/*`` and "…"; the rest is the usual C-family set.
+# Zed's list (zed-qa-repair.md §3.6), in its order: at a punctuation character the
+# first entry the text starts with is the token (a regex alternation tries them in
+# that order), else the character alone. No entry is a prefix of an earlier one, so
+# this is also the longest match.
 _OPERATORS = (
-    ">>>=",
-    "<<=", ">>=", ">>>", "===", "!==", "**=", "//=", "...", "..=", "<=>", "&&=", "||=",
-    "??=",
-    "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "+=", "-=", "*=",
-    "/=", "%=", "&=", "|=", "^=", "++", "--", "**", "..", "//", "/*", "*/", "??", "?.",
-    ":=",
+    ">>>=", "<<=", ">>=", "...", "..=", "??=", "**=", ">>>", "::", "->", "=>", "==", "!=",
+    "<=", ">=", "&&", "||", "<<", ">>", "..", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+    "++", "--", "**", "??", "?.", ":=", "<-", "//", "/*", "*/",
 )  # fmt: skip
 _UNIT = re.compile(
     f"[{NEWLINE_CLASS}]+"
     f"|[{TOKEN_SPACE_CLASS}]+"
     r"|\w+"
-    "|" + "|".join(re.escape(op) for op in sorted(_OPERATORS, key=len, reverse=True)) + "|.",
+    "|" + "|".join(re.escape(op) for op in _OPERATORS) + "|.",
     re.DOTALL,
 )
 _UNDERSCORES = re.compile(r"_+|[^_]+")
 
 
+def _numeric(char: str) -> bool:
+    """Rust's ``char::is_numeric``: general category Nd, Nl or No (``str.isnumeric``
+    also takes CJK numerals such as 一, which are letters)."""
+    return char.isdecimal() or (not char.isascii() and unicodedata.category(char)[0] == "N")
+
+
+def _uncased(text: str) -> bool:
+    """No boundary inside: no upper-case letter, or letters only and no lower-case one
+    (an upper-case letter then follows another letter and precedes no lower-case one)."""
+    return text.islower() or text.isdigit() or (text.isupper() and text.isalpha())
+
+
 def _split_identifier(run: str) -> list[str]:
     """``my_HTTPServer2x`` → ``my``, ``_``, ``HTTP``, ``Server2x``.
 
-    Boundaries: around ``_`` runs; before an upper-case letter that follows a
-    non-upper-case character (``myH``); before the last upper-case letter of a
-    capital run that is followed by a lower-case one (``HTTPServer``). Digits stick
-    to the word before them.
+    Zed's boundaries: around ``_`` runs; before an upper-case letter that follows a
+    lower-case or numeric character (``myH``, ``2X``); before an upper-case letter
+    that follows an upper-case one and precedes a lower-case one (``HTTPServer``).
+    A digit sticks to what comes before it (``JSON2``).
     """
-    if run.islower() or run.isupper() or run.isdigit():
-        # no case change inside: the only boundaries are the ``_`` runs
+    if _uncased(run):
         return _UNDERSCORES.findall(run) if "_" in run else [run]
     parts: list[str] = []
     for segment in _UNDERSCORES.findall(run):
-        if segment[0] == "_" or segment.islower() or segment.isupper() or segment.isdigit():
+        if segment[0] == "_" or _uncased(segment):
             parts.append(segment)
             continue
         start = 0
@@ -73,7 +84,11 @@ def _split_identifier(run: str) -> list[str]:
             if not char.isupper():
                 continue
             previous = segment[k - 1]
-            if not previous.isupper() or (k + 1 < len(segment) and segment[k + 1].islower()):
+            if (
+                previous.islower()
+                or _numeric(previous)
+                or (previous.isupper() and k + 1 < len(segment) and segment[k + 1].islower())
+            ):
                 parts.append(segment[start:k])
                 start = k
         parts.append(segment[start:])

@@ -8,6 +8,7 @@ computed.
 
 from ._build import build_input
 from ._formats import AnyFormat, Zeta1Format, ZetaFormat, format_for
+from ._hashed import unified_diff_with_context
 from ._input import Diagnostic, Event, ExcerptRanges, RelatedExcerpt, RelatedFile, ZetaInput
 from ._parse import apply_to_excerpt
 from ._prompt import format_prompt, prefill
@@ -39,4 +40,5 @@ __all__ = [
     "parse_teacher_output",
     "prefill",
     "syntax_tree",
+    "unified_diff_with_context",
 ]
