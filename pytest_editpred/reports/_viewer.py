@@ -4,10 +4,11 @@ Numbers say *how much* a model got wrong; only reading the predictions says *how
 The page lists every example, filtered and sorted, and for the one opened tells its
 whole story: the prediction against the chosen expected patch as a diff with line
 numbers and both cursors, the edit history, the excerpt, the prompt and the raw
-answer, the metrics, the attempts, and with a baseline the earlier run's prediction
-beside it: under the item's diff, the baseline's predicted edit and this run's side
-by side (one above the other on a narrow screen), for the trial shown and the
-baseline's trial of the same number (else its first failure, else its first).
+answer, the metrics, the judge's answer when the run asked one (:mod:`._viewer_qa`),
+the attempts, and with a baseline the earlier run's prediction beside it: under the
+item's diff, the baseline's predicted edit and this run's side by side (one above
+the other on a narrow screen), for the trial shown and the baseline's trial of the
+same number (else its first failure, else its first).
 
 With a baseline, an example's outcome is this run's (the baseline's for an example
 only the baseline has); its repositories, tags and providers are those of both runs,
@@ -25,8 +26,11 @@ The view (filters, sort, the item opened, unified or split) lives in the URL
 fragment (``#outcome=failed,error&repo=URL&tag=T&q=text&sort=delta_chr_f&dir=desc&item=NAME&view=split``):
 a view can be bookmarked or linked, and a headless browser can load one. More keys:
 ``status=regressed,new`` (with a baseline), ``provider=P``, ``trial=N``,
+``qa=acceptable,unacceptable,none,error`` and ``reverts=yes|no|unknown`` (the judge's
+verdict and flag, when a record has one; ``sort=qa_confidence``),
 ``tab=versus|predicted|expected`` (which diff), and ``open=prompt``, ``open=raw``,
-``open=history``, ``open=excerpt`` (or several, comma-separated: ``open=prompt,raw``),
+``open=history``, ``open=excerpt``, ``open=qa`` (a long reasoning), ``open=qa-raw``
+(the judge's raw answer) (or several, comma-separated: ``open=prompt,raw``),
 which opens those sections of the item and scrolls the first of them into view once
 the item is drawn: ``#item=NAME&open=raw`` links straight to an answer. Opening or
 closing a section keeps the fragment up to date.
@@ -39,11 +43,11 @@ left out). The script reads them defensively too: every walk over data is bounde
 its length and steps forward, so no record can make the page hang.
 
 Scale: the list is built from a small *index* (name, outcome, repository, tags,
-metrics, latency per record), parsed at load; everything else an item shows (its
-diffs, prompt, raw answer, edit history) is in chunks of :data:`CHUNK` records,
-read only when an item is opened: plain JSON, or gzip + base64 for a big page.
-The list draws only the rows on screen, so 10,000 items cost no more to open than
-100.
+metrics, latency, the judge's verdict per record), parsed at load; everything else
+an item shows (its diffs, prompt, raw answer, edit history, the judge's reasoning)
+is in chunks of :data:`CHUNK` records, read only when an item is opened: plain JSON,
+or gzip + base64 for a big page. The list draws only the rows on screen, so 10,000
+items cost no more to open than 100.
 
 The numbers of the summary cards are the terminal summary's (:mod:`._viewer_summary`);
 the record data is rebuilt into the types the script reads by :mod:`._viewer_data`.
@@ -82,6 +86,7 @@ from ._viewer_data import (
     _trial,
     _whole,
 )
+from ._viewer_qa import qa_detail, qa_entry
 from ._viewer_summary import _cards, summary_of, terminal_lines
 
 __all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_html", "summary_of", "terminal_lines"]
@@ -179,6 +184,8 @@ def _detail(record: Record) -> dict[str, Any]:
         "raw": clip(raw, PAGE_TEXT_CHARS) if isinstance(raw, str) else None,
         "diff": diffs,
     }
+    detail["qa"], qa_notes = qa_detail(record)
+    detail["notes"].extend(qa_notes)
     if record.get("expected_cursor") is False and detail["metrics"].get("cursor_exact_match") is not None:
         # Zed's metric calls a predicted cursor a miss when no cursor was expected;
         # nothing was there to miss, as the summary's cursor figures say.
@@ -302,6 +309,7 @@ def _page_index(
             _number(record.get("latency")),
             [_metric(metrics.get(name)) for name in metric_names],
             run,
+            qa_entry(record),
         ]
 
     items = [entry(i, r, "new") for i, r in enumerate(records)] + [
