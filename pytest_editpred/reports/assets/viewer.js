@@ -24,6 +24,7 @@
   const qaState = (i) => I[i][11] ? I[i][11][0] : "none";
   const qaReverts = (i) => !I[i][11] || typeof I[i][11][1] !== "boolean" ? "unknown" : I[i][11][1] ? "yes" : "no";
   const qaConfidence = (i) => I[i][11] ? I[i][11][2] : null;
+  const judged = I.some((x) => x[11]);  // else no judge filter, sort or text: the page as before
 
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -68,9 +69,8 @@
     g.problem = own.some(isProblem);
     g.passed = g.items.filter((i) => I[i][2] === "passed").length;
     const mean = (get) => { const v = g.items.map(get).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; };
-    g.sort = { latency: mean((i) => I[i][8]), qa_confidence: mean(qaConfidence) };
-    g.qa = new Set(own.map(qaState));
-    g.reverts = new Set(own.map(qaReverts));
+    g.sort = { latency: mean((i) => I[i][8]) };
+    if (judged) { g.sort.qa_confidence = mean(qaConfidence); g.qa = new Set(own.map(qaState)); g.reverts = new Set(own.map(qaReverts)); }
     for (const name of D.sortable) { const k = metricIndex(name); g.sort[name] = mean((i) => I[i][9][k]); }
   }
   const byKey = new Map(G.map((g) => [g.key, g]));
@@ -78,8 +78,8 @@
   for (const g of G) for (const i of g.own) counts[I[i][2]] = (counts[I[i][2]] || 0) + 1;
   const outcomes = OUTCOMES.filter((o) => counts[o]).concat(Object.keys(counts).filter((o) => !OUTCOMES.includes(o)).sort());
   const qaCounts = {};
-  for (const g of G) for (const i of g.own) qaCounts[qaState(i)] = (qaCounts[qaState(i)] || 0) + 1;
-  const judged = I.some((x) => x[11]), qaStates = judged ? QA.filter((q) => qaCounts[q]) : [];  // no judge: as before
+  if (judged) for (const g of G) for (const i of g.own) qaCounts[qaState(i)] = (qaCounts[qaState(i)] || 0) + 1;
+  const qaStates = QA.filter((q) => qaCounts[q]);
 
   // ---- state
   const wide = () => window.matchMedia("(min-width: 1100px)").matches;
