@@ -25,6 +25,7 @@
   const qaReverts = (i) => !I[i][11] || typeof I[i][11][1] !== "boolean" ? "unknown" : I[i][11][1] ? "yes" : "no";
   const qaConfidence = (i) => I[i][11] ? I[i][11][2] : null;
   const judged = I.some((x) => x[11]);  // else no judge filter, sort or text: the page as before
+  const qaCounts = {};  // of predictions, as the outcomes' counts
 
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -70,15 +71,19 @@
     g.passed = g.items.filter((i) => I[i][2] === "passed").length;
     const mean = (get) => { const v = g.items.map(get).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; };
     g.sort = { latency: mean((i) => I[i][8]) };
-    if (judged) { g.sort.qa_confidence = mean(qaConfidence); g.qa = new Set(own.map(qaState)); g.reverts = new Set(own.map(qaReverts)); }
+    if (judged) {  // plain loops, no closures: this runs for every example at load
+      g.qa = new Set(); g.reverts = new Set();
+      for (const i of own) { const q = qaState(i); g.qa.add(q); qaCounts[q] = (qaCounts[q] || 0) + 1; g.reverts.add(qaReverts(i)); }
+      let sum = 0, n = 0;
+      for (const i of g.items) { const c = qaConfidence(i); if (typeof c === "number") { sum += c; n++; } }
+      g.sort.qa_confidence = n ? sum / n : null;
+    }
     for (const name of D.sortable) { const k = metricIndex(name); g.sort[name] = mean((i) => I[i][9][k]); }
   }
   const byKey = new Map(G.map((g) => [g.key, g]));
   const counts = {};
   for (const g of G) for (const i of g.own) counts[I[i][2]] = (counts[I[i][2]] || 0) + 1;
   const outcomes = OUTCOMES.filter((o) => counts[o]).concat(Object.keys(counts).filter((o) => !OUTCOMES.includes(o)).sort());
-  const qaCounts = {};
-  if (judged) for (const g of G) for (const i of g.own) qaCounts[qaState(i)] = (qaCounts[qaState(i)] || 0) + 1;
   const qaStates = QA.filter((q) => qaCounts[q]);
 
   // ---- state
