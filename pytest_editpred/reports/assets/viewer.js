@@ -611,7 +611,7 @@
   function qaSection(d) {
     const q = obj(d.qa);
     if (!q) return null;
-    const state = QA.includes(q.state) ? q.state : "error", conf = Number.isSafeInteger(q.confidence) ? q.confidence : null;
+    const state = QA_BADGE[q.state] ? q.state : "error", conf = Number.isSafeInteger(q.confidence) ? q.confidence : null;
     const verdict = state === "error" ? (typeof q.error === "string" ? "judge error" : "no verdict") : "judged " + state;
     const reverts = q.reverts === true ? "yes" : q.reverts === false ? "no" : "not said";
     const sec = el("section", { class: "qa-answer", "aria-label": "The judge's answer" },
