@@ -6,7 +6,10 @@ to filter (typing into the name filter, and ticking an outcome box, measured fro
 the event to the next frame painted) and to open an item (its chunk unpacked and
 its card drawn).
 
-    python bench/bench_html.py [--items 10000] [--lines 2000] [--keep report.html] [--no-browser]
+    python bench/bench_html.py [--items 10000] [--lines 2000] [--keep report.html] [--no-browser] [--qa]
+
+``--qa`` gives every prediction a judge's answer (a run with a judge: a reasoning
+of about 300 characters, 2% judge errors) and times filtering by the verdict too.
 
 ``--no-browser`` stops after the Python side: the run's summary (``summary_of`` and
 the terminal's lines, with their intervals) and the page's build, timed apart, and
@@ -18,6 +21,7 @@ Targets: first paint under 2 s, filtering under 200 ms.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -50,6 +54,16 @@ def source(rng: random.Random, lines: int) -> str:
 
 
 _SOURCES: dict[tuple[int, int], str] = {}
+
+
+def judged(rng: random.Random) -> dict[str, Any]:
+    """A judge's answer as the record keeps it (Zed's ``qa``)."""
+    if rng.random() < 0.02:
+        return {"error": "the judge could not be reached: ConnectError"}
+    reasoning = " ".join(rng.choice(WORDS) for _ in range(45)).capitalize() + "."
+    confidence, reverts = rng.randint(1, 5), rng.random() < 0.1
+    answer = json.dumps({"reasoning": reasoning, "reverts_edits": reverts, "confidence": confidence})
+    return {"reasoning": reasoning, "reverts_edits": reverts, "confidence": confidence, "response": answer}
 
 
 def one(rng: random.Random, n: int, lines: int) -> dict[str, Any]:
@@ -150,6 +164,12 @@ def one(rng: random.Random, n: int, lines: int) -> dict[str, Any]:
     return record
 
 
+def with_qa(rng: random.Random, records: list[dict[str, Any]]) -> None:
+    """A judge's answer for every prediction that ran (an error asked no judge)."""
+    for record in records:
+        record["qa"] = judged(rng) if record["outcome"] != "error" else None
+
+
 def frame_after(b: Browser, action: str) -> float:
     """Milliseconds from running ``action`` (which fires the event) to the next painted frame."""
     return b.js(
@@ -168,6 +188,7 @@ def main() -> int:
     parser.add_argument(
         "--no-browser", action="store_true", help="time the Python side only (the summary and the page's build)"
     )
+    parser.add_argument("--qa", action="store_true", help="records with a judge's answer (a run with a judge)")
     args = parser.parse_args()
     chromium = None if args.no_browser else find_chromium()
     if chromium is None and not args.no_browser:
@@ -176,6 +197,8 @@ def main() -> int:
     rng = random.Random(14)
     started = time.perf_counter()
     records = [one(rng, n, args.lines) for n in range(args.items)]
+    if args.qa:
+        with_qa(random.Random(35), records)  # its own generator: the records are those of a run without
     made = time.perf_counter() - started
     from pytest_editpred.reports._viewer import summary_of, terminal_lines
 
@@ -201,7 +224,7 @@ def main() -> int:
             f"{args.items:,} items from {args.lines:,}-line files: records made in {made:.1f} s, page rendered in {rendered:.2f} s"
         )
         print(f"file size: {size / 1e6:.1f} MB ({size / args.items / 1e3:.2f} KB per item)")
-        paints, drawn, first_search, search, tick, opened = [], [], [], [], [], []
+        paints, drawn, first_search, search, tick, verdict, opened = [], [], [], [], [], [], []
         with Browser(chromium, width=1400, height=900) as b:
             for _ in range(args.runs):
                 b.open(path.as_uri())
@@ -227,6 +250,10 @@ def main() -> int:
                     )
                 for _ in range(2):
                     tick.append(frame_after(b, "document.querySelector('input[name=outcome][value=passed]').click()"))
+                    if args.qa:
+                        verdict.append(
+                            frame_after(b, "document.querySelector('input[name=qa][value=acceptable]').click()")
+                        )
                 opened.append(
                     b.js(
                         "new Promise((done) => { const t0 = performance.now(); document.querySelector('#spacer .row').click();"
@@ -244,8 +271,11 @@ def main() -> int:
             f"the first keystroke after load {med(first_search):.1f} ms, {shown} shown)"
         )
         print(f"filter by outcome:      {med(tick):.1f} ms to the next frame")
+        if verdict:
+            print(f"filter by the judge:    {med(verdict):.1f} ms to the next frame")
         print(f"open an item:           {med(opened):.1f} ms (its chunk unpacked, card drawn)")
         ok = med(paints) < 2000 and med(drawn) < 2000 and max(med(search), med(tick), med(first_search)) < 200
+        ok = ok and (not verdict or med(verdict) < 200)
         print("targets (first paint < 2 s, filter < 200 ms):", "met" if ok else "NOT met")
         return 0 if ok else 1
 

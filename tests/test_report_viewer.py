@@ -350,7 +350,10 @@ def test_page_size_is_bounded_per_item() -> None:
     ]
     _, details = page_data(huge)
     assert all(len(d["prompt"]) < 4_100 and len(d["raw"]) < 4_100 for d in details)  # the JSONL keeps 200,000
-    assert len(render_html(huge)) < 60_000 + 20 * 9_000  # the page itself, then about 8 KB an item
+    from pytest_editpred.reports._viewer_assets import CSS, JS
+
+    # the page itself (its script and style sheet, and 10 KB), then about 8 KB an item
+    assert len(render_html(huge)) < len(JS) + len(CSS) + 10_000 + 20 * 9_000
 
 
 # --------------------------------------------------------------------------- browser

@@ -4,10 +4,11 @@ Numbers say *how much* a model got wrong; only reading the predictions says *how
 The page lists every example, filtered and sorted, and for the one opened tells its
 whole story: the prediction against the chosen expected patch as a diff with line
 numbers and both cursors, the edit history, the excerpt, the prompt and the raw
-answer, the metrics, the attempts, and with a baseline the earlier run's prediction
-beside it: under the item's diff, the baseline's predicted edit and this run's side
-by side (one above the other on a narrow screen), for the trial shown and the
-baseline's trial of the same number (else its first failure, else its first).
+answer, the metrics, the judge's answer when the run asked one (:mod:`._viewer_qa`),
+the attempts, and with a baseline the earlier run's prediction beside it: under the
+item's diff, the baseline's predicted edit and this run's side by side (one above
+the other on a narrow screen), for the trial shown and the baseline's trial of the
+same number (else its first failure, else its first).
 
 With a baseline, an example's outcome is this run's (the baseline's for an example
 only the baseline has); its repositories, tags and providers are those of both runs,
@@ -25,8 +26,11 @@ The view (filters, sort, the item opened, unified or split) lives in the URL
 fragment (``#outcome=failed,error&repo=URL&tag=T&q=text&sort=delta_chr_f&dir=desc&item=NAME&view=split``):
 a view can be bookmarked or linked, and a headless browser can load one. More keys:
 ``status=regressed,new`` (with a baseline), ``provider=P``, ``trial=N``,
+``qa=acceptable,unacceptable,none,error`` and ``reverts=yes|no|unknown`` (the judge's
+verdict and flag, when a record has one; ``sort=qa_confidence``),
 ``tab=versus|predicted|expected`` (which diff), and ``open=prompt``, ``open=raw``,
-``open=history``, ``open=excerpt`` (or several, comma-separated: ``open=prompt,raw``),
+``open=history``, ``open=excerpt``, ``open=qa`` (a long reasoning), ``open=qa-raw``
+(the judge's raw answer) (or several, comma-separated: ``open=prompt,raw``),
 which opens those sections of the item and scrolls the first of them into view once
 the item is drawn: ``#item=NAME&open=raw`` links straight to an answer. Opening or
 closing a section keeps the fragment up to date.
@@ -39,40 +43,51 @@ left out). The script reads them defensively too: every walk over data is bounde
 its length and steps forward, so no record can make the page hang.
 
 Scale: the list is built from a small *index* (name, outcome, repository, tags,
-metrics, latency per record), parsed at load; everything else an item shows (its
-diffs, prompt, raw answer, edit history) is in chunks of :data:`CHUNK` records,
-read only when an item is opened: plain JSON, or gzip + base64 for a big page.
-The list draws only the rows on screen, so 10,000 items cost no more to open than
-100.
+metrics, latency, the judge's verdict per record), parsed at load; everything else
+an item shows (its diffs, prompt, raw answer, edit history, the judge's reasoning)
+is in chunks of :data:`CHUNK` records, read only when an item is opened: plain JSON,
+or gzip + base64 for a big page. The list draws only the rows on screen, so 10,000
+items cost no more to open than 100.
 
-The numbers of the summary cards are the terminal summary's: the same counts and
-:class:`Summary` (given by the run, or :func:`summary_of` for a JSONL file read
-later), and the intervals and denominators of the terminal's own summary lines
-(computed once, by the terminal's code, and shown verbatim too).
+The numbers of the summary cards are the terminal summary's (:mod:`._viewer_summary`);
+the record data is rebuilt into the types the script reads by :mod:`._viewer_data`.
 """
 
 from __future__ import annotations
 
 import base64
-import gc
 import hashlib
 import json
-import math
 import os
-import re
-import statistics
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from html import escape
-from typing import Any, cast
+from typing import Any
 
 from .._clip import clip, clip_prompt, prompt_text
 from ._hunks import view_diffs
 from ._jsonl import _scrub, _secret_values
-from ._lines import cursor_rate_line, rates_line, trial_lines
 from ._record import Record
+from ._viewer_data import (
+    _SCALARS,
+    MAX_LIST,
+    PAGE_TEXT_CHARS,
+    _gc_paused,
+    _items,
+    _metric,
+    _metrics,
+    _number,
+    _readable,
+    _scalar,
+    _strict,
+    _tags,
+    _text,
+    _trial,
+    _whole,
+)
+from ._viewer_qa import qa_detail, qa_entry
+from ._viewer_summary import _cards, summary_of, terminal_lines
 
 __all__ = ["CHUNK", "PAGE_TEXT_CHARS", "page_data", "render_html", "summary_of", "terminal_lines"]
 
@@ -83,8 +98,6 @@ COMPRESS_ABOVE = 4_000_000  # characters of detail JSON; above, the chunks are g
 #: the build would wait for it; at 5 the chunks are compressed on another core while
 #: the next ones are made, and the page is built in the time of making them.
 COMPRESS_LEVEL = 5
-PAGE_TEXT_CHARS = 4_000  # of a prompt or a raw answer, in the page (the JSONL keeps more)
-OUTCOMES = ("error", "failed", "passed", "skipped")
 
 #: The metrics a card explains, in order: (field, label, format, one-line meaning).
 METRICS: tuple[tuple[str, str, str, str], ...] = (
@@ -132,281 +145,6 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 SORTABLE = ("delta_chr_f", "exact_lines_f1", "cursor_distance", "reversal_ratio", "braces_disbalance", "kept_rate")
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector held off: building a big page makes millions of
-    small containers, none of them in a cycle (reference counting frees them), and
-    each full collection would walk them all again (a fifth of the build)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _number(value: object) -> float | None:
-    """A finite float, or None (for anything else: an int too big for a float too)."""
-    kind = type(value)
-    if kind is float:  # the common cases first: half a million calls for 10,000 items
-        return cast(float, value) if math.isfinite(cast(float, value)) else None
-    if kind is int:
-        try:
-            return float(cast(int, value))  # finite, or too big
-        except OverflowError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _metrics(record: Record) -> dict[str, object]:
-    """The record's metrics, their exact-lines F1 (which the record does not keep),
-    and the context coverage's members as flat ``editable_context_*`` numbers."""
-    given = record.get("metrics")
-    metrics: dict[str, object] = {str(k): v for k, v in given.items()} if isinstance(given, Mapping) else {}
-    coverage = metrics.get("editable_context_coverage")
-    if isinstance(coverage, Mapping):
-        metrics.update((f"editable_context_{key}", value) for key, value in coverage.items())
-    tp, fp, fn = (_number(metrics.get(f"exact_lines_{k}")) for k in ("tp", "fp", "fn"))
-    if tp is not None and fp is not None and fn is not None and "exact_lines_f1" not in metrics:
-        metrics["exact_lines_f1"] = 2 * tp / (2 * tp + fp + fn) if tp else 0.0
-    return metrics
-
-
-# --------------------------------------------------------------------------- summary
-
-
-def summary_of(records: Sequence[Record]) -> dict[str, Any]:
-    """The run summary of ``records``, as the plugin computes it at the end of a run:
-    Zed's SummaryJson over the scored predictions, plus the outcome counts, ``total``
-    (the predictions that ran: skipped ones left out) and ``pass_rate`` (errors count
-    as not passed). For a JSONL file read after the run, or several (shards)."""
-    with _gc_paused():
-        return _summary_of(records)
-
-
-def _summary_of(records: Sequence[Record]) -> dict[str, Any]:
-    from ..metrics import PredictionScore
-    from ._summary import Summary
-
-    counts = {k: sum(r.get("outcome") == k for r in records) for k in ("passed", "failed", "error", "skipped")}
-    total = len(records) - counts["skipped"]
-    data: dict[str, Any] = {}
-    scores = []
-    for record in records:
-        metrics = record.get("metrics")
-        if metrics and isinstance(metrics, Mapping):
-            try:
-                scores.append(PredictionScore.from_dict(metrics))
-            except (KeyError, TypeError, ValueError):  # a record of an older version, or of elsewhere
-                pass
-    if scores:
-        try:
-            data.update(Summary.from_scores(scores).to_summary_json())
-        except (TypeError, ValueError):  # records of an older version, metrics incomplete
-            pass
-    data.update(counts, total=total, pass_rate=counts["passed"] / total if total else None)
-    return data
-
-
-def terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> list[str]:
-    """The rates, cursor and trials lines of the terminal summary, by the terminal's
-    own code (:mod:`._lines`: so the page cannot disagree with it, and the intervals
-    are computed once)."""
-    with _gc_paused():
-        return _terminal_lines(records, summary)
-
-
-def _terminal_lines(records: Sequence[Record], summary: Mapping[str, Any]) -> list[str]:
-    # A record read from a file of elsewhere may lack the fields the lines count by.
-    plain = [
-        cast(
-            Record,
-            dict(r, metrics=r.get("metrics") or {}, nodeid=str(r.get("nodeid") or ""), outcome=str(r.get("outcome"))),
-        )
-        for r in records
-    ]
-    lines: list[str] = []
-    try:
-        lines.append(rates_line(plain, dict(summary)))
-        cursor = cursor_rate_line(plain)
-        if cursor:
-            lines.append(cursor)
-        lines.extend(trial_lines(plain))
-    except (KeyError, TypeError, ValueError):  # a summary from elsewhere lacking a count
-        pass
-    return lines
-
-
-_NUMBER = r"(-?[\d.]+)"
-_PASS = re.compile(rf"pass rate {_NUMBER}%(?: of (\d+))? \[95% CI {_NUMBER}-{_NUMBER}([^\]]*)\]")
-_CHRF = re.compile(rf"mean delta-chrF {_NUMBER}(?: over (\d+) scored)?(?: \[95% CI {_NUMBER}-{_NUMBER}[^\]]*\])?")
-_CURSOR = re.compile(rf"cursor exact match {_NUMBER}% \((\d+) of (\d+) ([^)]*)\)")
-_CURSOR_NA = re.compile(r"cursor exact match n/a \(([^)]*)\)")
-
-
-def _cards(records: Sequence[Record], summary: Mapping[str, Any], terminal: Sequence[str]) -> dict[str, Any]:
-    """The numbers of the summary cards, each with its denominator: the counts and
-    Summary fields of ``summary``, the intervals as the terminal printed them."""
-
-    def count(key: str) -> int:
-        value = summary.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        return sum(1 for r in records if r.get("outcome") == key)
-
-    counts = {k: count(k) for k in OUTCOMES}
-    total = summary.get("total")
-    if not isinstance(total, int) or isinstance(total, bool):
-        total = len(records) - counts["skipped"]
-    cards: dict[str, Any] = {"counts": counts, "total": total, "records": len(records)}
-    rates = terminal[0] if terminal else ""
-    if total:
-        cards["pass_rate"] = {"estimate": counts["passed"] / total, "low": None, "high": None, "note": ""}
-        found = _PASS.search(rates)
-        if found:
-            cards["pass_rate"].update(low=float(found[3]) / 100, high=float(found[4]) / 100, note=found[5].strip(" ,"))
-    scored = [r for r in records if (r.get("metrics") or {}).get("delta_chr_f") is not None]
-    cards["scored"] = len(scored)
-    if scored:
-        avg = _number(summary.get("avg_delta_chr_f"))
-        cards["delta_chr_f"] = {"estimate": avg, "low": None, "high": None}
-        found = _CHRF.search(rates)
-        if found:
-            cards["delta_chr_f"]["estimate"] = float(found[1])
-            if found[3] is not None:
-                cards["delta_chr_f"].update(low=float(found[3]), high=float(found[4]))
-        excluded = rates.rsplit("; ", 1)[-1] if rates.endswith("excluded") else ""
-        cards["excluded"] = excluded
-    for key in (
-        "cursor_exact_match_rate",
-        "cursor_total_evaluated",
-        "cursor_avg_distance",
-        "exact_lines_f1",
-        "exact_lines_precision",
-        "exact_lines_recall",
-        "avg_reversal_ratio",
-        "avg_kept_rate",
-        "wrong_editable_region_rate",
-        "total_examples",
-    ):
-        if summary.get(key) is not None:
-            cards[key] = summary[key]
-    cursor = next((m for m in map(_CURSOR.search, terminal) if m), None)
-    unmarked = next((m for m in map(_CURSOR_NA.search, terminal) if m), None)
-    if cursor:
-        cards["cursor"] = {
-            "rate": float(cursor[1]) / 100,
-            "exact": int(cursor[2]),
-            "of": int(cursor[3]),
-            "which": cursor[4],
-        }
-    elif unmarked:
-        cards["cursor"] = {"rate": None, "exact": 0, "of": 0, "which": unmarked[1]}
-    elif "cursor_exact_match_rate" in cards:
-        # Records of an older version say nothing of the expected cursor: Zed's count.
-        exact = sum(1 for r in records if (r.get("metrics") or {}).get("cursor_exact_match") is True)
-        cards["cursor"] = {
-            "rate": cards["cursor_exact_match_rate"],
-            "exact": exact,
-            "of": cards.get("cursor_total_evaluated"),
-            "which": "with a cursor on either side (Zed's count)",
-        }
-    latencies = sorted(v for v in (_number(r.get("latency")) for r in records) if v is not None)
-    if latencies:
-        cards["latency_median"] = statistics.median(latencies)
-        cards["latency_p90"] = latencies[min(len(latencies) - 1, math.floor(0.9 * (len(latencies) - 1) + 0.5))]
-        cards["latency_n"] = len(latencies)
-    return cards
-
-
-# --------------------------------------------------------------------------- data
-#
-# A record comes from a file (a baseline, a shard, one written by hand): nothing in it
-# is trusted to have its declared type. Everything the page gets is rebuilt here into
-# the types the script expects (strings, whole numbers, finite floats, bounded lists),
-# and an item's diffs by :func:`._hunks.view_diffs`.
-
-MAX_LIST = 20  # attempts, notes and usage entries of one item in the page
-MAX_TRIAL = 1_000_000
-
-
-def _text(value: object, limit: int = PAGE_TEXT_CHARS) -> str | None:
-    """A string field as the page shows it: None stays None, a string is clipped, any
-    other value is shown as its JSON (a record written by another tool)."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        value = json.dumps(_strict(value), ensure_ascii=False, default=str)
-    return clip(value, limit)
-
-
-def _whole(value: object, low: int = 0, high: int = 10**9) -> int | None:
-    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
-        return value
-    return None
-
-
-def _scalar(value: object) -> str | int | float | bool | None:
-    """A value the page prints as it is: a string, a finite number, a bool or None."""
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return _number(value)
-    return _text(value, 200)
-
-
-# Metric types that are never a mapping or a list: no ABC check for them.
-_SCALARS = frozenset({float, int, bool, type(None), str})
-
-
-def _metric(value: object) -> int | float | bool | None:
-    """A metric as the page takes it: a bool, a finite number, or None."""
-    if type(value) is float:  # :func:`_number`'s common case, without the call
-        return value if math.isfinite(value) else None
-    return value if value is None or isinstance(value, bool) else _number(value)
-
-
-def _items(value: object) -> list[Any]:
-    """A list field's items (a string or a mapping is not a list of them)."""
-    return list(value[:MAX_LIST]) if isinstance(value, (list, tuple)) else []
-
-
-def _tags(record: Record) -> list[str]:
-    tags = record.get("tags")
-    return [str(t) for t in tags] if isinstance(tags, (list, tuple)) else []
-
-
-def _trial(record: Record) -> int:
-    return _whole(record.get("trial"), 1, MAX_TRIAL) or 1
-
-
-def _readable(record: Mapping[str, Any]) -> Record:
-    """A copy of ``record`` whose ``metrics`` the summaries and the comparison can read
-    (:mod:`._compare` and :mod:`._lines` take them as a mapping of numbers): a mapping,
-    of bools, finite numbers and ``None`` (and the nested counts), else ``{}``."""
-    given = record.get("metrics")
-    metrics: dict[str, Any] = {}
-    if isinstance(given, Mapping):
-        for key, value in given.items():
-            kind = type(value)
-            if kind is float or kind is int:  # the common cases first: ABC checks cost 0.1 s
-                keep = _number(value) is not None
-            elif value is None or isinstance(value, (bool, Mapping)):
-                keep = True
-            else:
-                keep = _number(value) is not None
-            if keep:
-                metrics[str(key)] = value
-    return cast(Record, {**record, "metrics": metrics})
-
-
 def _detail(record: Record) -> dict[str, Any]:
     """What an opened item shows beyond its index entry: bounded in size, and of the
     types the page's script reads, whatever the record holds."""
@@ -446,6 +184,8 @@ def _detail(record: Record) -> dict[str, Any]:
         "raw": clip(raw, PAGE_TEXT_CHARS) if isinstance(raw, str) else None,
         "diff": diffs,
     }
+    detail["qa"], qa_notes = qa_detail(record)
+    detail["notes"].extend(qa_notes)
     if record.get("expected_cursor") is False and detail["metrics"].get("cursor_exact_match") is not None:
         # Zed's metric calls a predicted cursor a miss when no cursor was expected;
         # nothing was there to miss, as the summary's cursor figures say.
@@ -509,16 +249,6 @@ def _chunk_tags(records: list[Record]) -> str:
     )
 
 
-def _strict(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(k): _strict(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_strict(v) for v in value]
-    return value
-
-
 def page_data(
     records: Sequence[Record],
     summary: Mapping[str, Any] | None = None,
@@ -579,6 +309,7 @@ def _page_index(
             _number(record.get("latency")),
             [_metric(metrics.get(name)) for name in metric_names],
             run,
+            qa_entry(record),
         ]
 
     items = [entry(i, r, "new") for i, r in enumerate(records)] + [

@@ -13,7 +13,19 @@
   const str = (x) => typeof x === "string" ? x : "";
   const whole = (x) => Number.isSafeInteger(x) && x >= 0 ? x : 0;
   const obj = (x) => x !== null && typeof x === "object" && !Array.isArray(x) ? x : null;
-  const MAX_ROWS = 2000, SECTIONS = ["prompt", "raw", "history", "excerpt"];  // #open=
+  const MAX_ROWS = 2000, SECTIONS = ["prompt", "raw", "history", "excerpt", "qa", "qa-raw"];  // #open=
+  // the judge's answer (item[11]: [state, reverts, confidence], or null: not judged)
+  const QA = ["acceptable", "unacceptable", "none", "error"], REVERTS = ["yes", "no", "unknown"];
+  const QA_LABEL = { acceptable: "acceptable", unacceptable: "unacceptable", none: "not judged", error: "judge error" };
+  const QA_TITLE = { acceptable: "the judge's confidence is 4 or more and it does not say the prediction reverts the user's edits",
+    unacceptable: "the judge's confidence is under 4, or it says the prediction reverts the user's edits",
+    none: "no judge was asked: no judge in the run, or the prediction changed nothing",
+    error: "the judge could not be reached, or its answer could not be parsed or gave no confidence" };
+  const qaState = (i) => I[i][11] ? I[i][11][0] : "none";
+  const qaReverts = (i) => !I[i][11] || typeof I[i][11][1] !== "boolean" ? "unknown" : I[i][11][1] ? "yes" : "no";
+  const qaConfidence = (i) => I[i][11] ? I[i][11][2] : null;
+  const judged = I.some((x) => x[11]);  // else no judge filter, sort or text: the page as before
+  const qaCounts = {};  // of predictions, as the outcomes' counts
 
   function el(tag, attrs, ...kids) {
     const node = document.createElement(tag);
@@ -59,22 +71,32 @@
     g.passed = g.items.filter((i) => I[i][2] === "passed").length;
     const mean = (get) => { const v = g.items.map(get).filter((x) => typeof x === "number"); return v.length ? v.reduce((a, b) => a + b, 0) / v.length : null; };
     g.sort = { latency: mean((i) => I[i][8]) };
+    if (judged) {  // plain loops, no closures: this runs for every example at load
+      g.qa = new Set(); g.reverts = new Set();
+      for (const i of own) { const q = qaState(i); g.qa.add(q); qaCounts[q] = (qaCounts[q] || 0) + 1; g.reverts.add(qaReverts(i)); }
+      let sum = 0, n = 0;
+      for (const i of g.items) { const c = qaConfidence(i); if (typeof c === "number") { sum += c; n++; } }
+      g.sort.qa_confidence = n ? sum / n : null;
+    }
     for (const name of D.sortable) { const k = metricIndex(name); g.sort[name] = mean((i) => I[i][9][k]); }
   }
   const byKey = new Map(G.map((g) => [g.key, g]));
   const counts = {};
   for (const g of G) for (const i of g.own) counts[I[i][2]] = (counts[I[i][2]] || 0) + 1;
   const outcomes = OUTCOMES.filter((o) => counts[o]).concat(Object.keys(counts).filter((o) => !OUTCOMES.includes(o)).sort());
+  const qaStates = QA.filter((q) => qaCounts[q]);
 
   // ---- state
   const wide = () => window.matchMedia("(min-width: 1100px)").matches;
-  const S = { outcome: new Set(outcomes), status: null, repo: "", tag: "", provider: "", q: "", sort: "default", dir: "asc",
+  const S = { outcome: new Set(outcomes), qa: new Set(qaStates), reverts: "", status: null, repo: "", tag: "", provider: "", q: "", sort: "default", dir: "asc",
     item: null, trial: null, view: null, tab: null, open: {}, sections: new Set(), reveal: false };
   let rows = [], active = -1;
 
   function readHash() {
     const p = new URLSearchParams(location.hash.slice(1));
     S.outcome = p.has("outcome") ? new Set(p.get("outcome").split(",").filter(Boolean)) : new Set(outcomes);
+    S.qa = judged && p.has("qa") ? new Set(p.get("qa").split(",").filter(Boolean)) : new Set(qaStates);
+    S.reverts = judged && REVERTS.includes(p.get("reverts")) ? p.get("reverts") : "";
     S.status = p.has("status") ? new Set(p.get("status").split(",").filter(Boolean)) : null;
     S.repo = p.get("repo") || ""; S.tag = p.get("tag") || ""; S.provider = p.get("provider") || "";
     S.q = p.get("q") || ""; S.sort = p.get("sort") || "default"; S.dir = p.get("dir") === "desc" ? "desc" : "asc";
@@ -86,6 +108,8 @@
   function writeHash() {
     const p = new URLSearchParams();
     if (S.outcome.size !== outcomes.length || outcomes.some((o) => !S.outcome.has(o))) p.set("outcome", outcomes.filter((o) => S.outcome.has(o)).join(","));
+    if (qaStates.some((q) => !S.qa.has(q))) p.set("qa", qaStates.filter((q) => S.qa.has(q)).join(","));
+    if (S.reverts) p.set("reverts", S.reverts);
     if (S.status) p.set("status", STATUSES.filter((s) => S.status.has(s)).join(","));
     if (S.repo) p.set("repo", S.repo);
     if (S.tag) p.set("tag", S.tag);
@@ -165,6 +189,11 @@
       nav.append(el("fieldset", { class: "statuses" }, el("legend", { text: "Change" }),
         ...STATUSES.map((s) => el("label", { class: "check" }, el("input", { type: "checkbox", name: "status", value: s }), " " + s + " ", el("span", { class: "count", text: String(sc[s] || 0) })))));
     }
+    if (judged) {
+      nav.append(el("fieldset", { class: "judge" }, el("legend", { text: "Judge" }),
+        ...qaStates.map((q) => el("label", { class: "check", title: QA_TITLE[q] }, el("input", { type: "checkbox", name: "qa", value: q }), " " + QA_LABEL[q] + " ", el("span", { class: "count", text: String(qaCounts[q]) })))));
+      nav.append(select("f-reverts", "Reverts", REVERTS, (v) => v === "unknown" ? "not said" : v));
+    }
     if (D.repos.length > 1) nav.append(select("f-repo", "Repository", D.repos, repoLabel));
     if (D.tags.length) nav.append(select("f-tag", "Tag", D.tags));
     if (D.providers.length > 1) nav.append(select("f-provider", "Provider", D.providers));
@@ -173,7 +202,8 @@
     nav.append(el("label", { class: "field grow" }, "Name ", search));
     const sort = el("select", { id: "f-sort" }, el("option", { value: "default", text: "problems first" }), el("option", { value: "name", text: "name" }),
       el("option", { value: "latency", text: "latency" }),
-      ...D.sortable.map((name) => el("option", { value: name, text: D.metrics[metricIndex(name)].label })));
+      ...D.sortable.map((name) => el("option", { value: name, text: D.metrics[metricIndex(name)].label })),
+      judged ? el("option", { value: "qa_confidence", text: "judge confidence" }) : null);
     controls.sort = sort;
     const dir = el("button", { id: "f-dir", type: "button", "aria-label": "Sort direction" });
     controls.dir = dir;
@@ -182,6 +212,8 @@
     nav.addEventListener("change", (ev) => {
       const t = ev.target;
       if (t.name === "outcome") { t.checked ? S.outcome.add(t.value) : S.outcome.delete(t.value); }
+      else if (t.name === "qa") { t.checked ? S.qa.add(t.value) : S.qa.delete(t.value); }
+      else if (t.id === "f-reverts") S.reverts = t.value;
       else if (t.name === "status") { S.status = new Set(Array.from(nav.querySelectorAll("input[name=status]")).filter((b) => b.checked).map((b) => b.value)); if (S.status.size === STATUSES.length) S.status = null; }
       else if (t.id === "f-repo") S.repo = t.value;
       else if (t.id === "f-tag") S.tag = t.value;
@@ -196,8 +228,9 @@
   function syncControls() {
     for (const b of document.querySelectorAll("input[name=outcome]")) b.checked = S.outcome.has(b.value);
     for (const b of document.querySelectorAll("input[name=status]")) b.checked = !S.status || S.status.has(b.value);
+    for (const b of document.querySelectorAll("input[name=qa]")) b.checked = S.qa.has(b.value);
     const set = (s, v) => { if (!s) return; s.value = v; if (s.value !== v) s.value = ""; };
-    set(controls["f-repo"], S.repo); set(controls["f-tag"], S.tag); set(controls["f-provider"], S.provider);
+    set(controls["f-repo"], S.repo); set(controls["f-tag"], S.tag); set(controls["f-provider"], S.provider); set(controls["f-reverts"], S.reverts);
     set(controls.sort, S.sort);
     if (controls.sort.value !== S.sort) { S.sort = "default"; controls.sort.value = "default"; }
     if (controls.search.value !== S.q) controls.search.value = S.q;
@@ -213,6 +246,12 @@
       let ok = false;
       for (const o of g.outcomes) if (S.outcome.has(o)) { ok = true; break; }
       if (!ok) continue;
+      if (judged && !qaStates.every((x) => S.qa.has(x))) {
+        ok = false;
+        for (const x of g.qa) if (S.qa.has(x)) { ok = true; break; }
+        if (!ok) continue;
+      }
+      if (S.reverts && !g.reverts.has(S.reverts)) continue;
       if (S.status && !S.status.has(g.status)) continue;
       if (repo !== null && !g.repos.has(repo)) continue;
       if (tag !== null && !g.tags.has(tag)) continue;
@@ -233,6 +272,17 @@
     return out;
   }
 
+  // the judge's answers of items, in a few words: mean confidence, reverting, or error
+  function qaText(ids) {
+    if (!judged) return "";
+    const conf = ids.map(qaConfidence).filter((x) => typeof x === "number");
+    let text;
+    if (conf.length) { const m = conf.reduce((a, b) => a + b, 0) / conf.length; text = `judge ${Number.isInteger(m) ? m : m.toFixed(1)}/5`; }
+    else if (ids.some((i) => qaState(i) === "error")) text = "judge error";
+    else return "";
+    return ids.some((i) => qaReverts(i) === "yes") ? text + " reverts" : text;
+  }
+
   // ---- list
   const list = $("list"), spacer = $("spacer");
   let drawn = "";
@@ -250,6 +300,8 @@
     if (first[3] >= 0) meta.push(repoLabel(D.repos[first[3]]));
     const chrf = g.sort.delta_chr_f;
     if (chrf !== null && chrf !== undefined) meta.push("chrF " + fmt(chrf, 1));
+    const judge = qaText(g.own);
+    if (judge) meta.push(judge);
     if (g.sort.latency !== null) meta.push(fmt(g.sort.latency, 2) + " s");
     const t = first[4].map((k) => D.tags[k]);
     if (t.length) meta.push(t.join(", "));
@@ -553,6 +605,29 @@
   // a section #open= opens; opening or closing it is kept in the fragment
   const section = (name, summary, ...body) => el("details", { class: name, open: S.sections.has(name),
     ontoggle: (ev) => { S.sections[ev.target.open ? "add" : "delete"](name); writeHash(); } }, el("summary", { text: summary }), ...body);
+  const QA_FOLD = 800;  // characters of reasoning shown as they are; longer ones are folded
+  const QA_BADGE = { acceptable: "passed", unacceptable: "failed", error: "error" };
+  // the judge's answer: its verdict, confidence and reverts flag, its reasoning, its raw answer
+  function qaSection(d) {
+    const q = obj(d.qa);
+    if (!q) return null;
+    const state = QA_BADGE[q.state] ? q.state : "error", conf = Number.isSafeInteger(q.confidence) ? q.confidence : null;
+    const verdict = state === "error" ? (typeof q.error === "string" ? "judge error" : "no verdict") : "judged " + state;
+    const reverts = q.reverts === true ? "yes" : q.reverts === false ? "no" : "not said";
+    const sec = el("section", { class: "qa-answer", "aria-label": "The judge's answer" },
+      el("h3", null, "The judge's answer ", el("span", { class: "badge " + QA_BADGE[state], text: verdict })),
+      el("p", { class: "qa-verdict" }, "confidence ", el("b", { text: conf === null ? "–" : String(conf) }), " (1–5, how likely a user accepts it) · reverts the user's edits: ",
+        el("b", { text: reverts })),
+      el("p", { class: "muted", text: "Acceptable: confidence 4 or more, not reverting. The judge saw no expected patch; it never changes passed or failed." }));
+    if (typeof q.error === "string") sec.append(el("p", { class: "reason broken", text: "The judge's answer could not be used: " + q.error }));
+    else if (conf === null) sec.append(el("p", { class: "reason broken", text: "The judge's answer gave no confidence." }));
+    const reasoning = str(q.reasoning);
+    const of = whole(q.reasoning_chars) > reasoning.length ? ` of ${whole(q.reasoning_chars).toLocaleString()}` : "";
+    if (reasoning.length > QA_FOLD || of) sec.append(section("qa", `Reasoning (${reasoning.length.toLocaleString()} characters shown${of})`, el("pre", { class: "text", text: reasoning })));
+    else if (reasoning) sec.append(el("p", { class: "reason qa-reasoning", text: reasoning }));
+    if (typeof q.response === "string") sec.append(section("qa-raw", `The judge's raw answer (${q.response.length.toLocaleString()} characters shown)`, el("pre", { class: "text", text: q.response })));
+    return sec;
+  }
   function story(d) {
     const parts = [];
     const diffs = obj(d.diff) || {};
@@ -598,7 +673,8 @@
       const who = [item[5] >= 0 ? D.providers[item[5]] : null, item[6] >= 0 ? D.models[item[6]] : null].filter(Boolean).join(" / ");
       col.dataset.item = String(id);
       col.append(el("p", { class: "who" }, el("span", { class: "badge " + item[2], text: item[2] }),
-        ` ${who ? who + " · " : ""}trial ${item[7]}${ids.length > 1 ? ` (of ${ids.length})` : ""} · chrF ${fmt(item[9][metricIndex("delta_chr_f")], 1)}`));
+        ` ${who ? who + " · " : ""}trial ${item[7]}${ids.length > 1 ? ` (of ${ids.length})` : ""} · chrF ${fmt(item[9][metricIndex("delta_chr_f")], 1)}` +
+        (qaText([id]) ? " · " + qaText([id]) : "")));
       col.append(diffs && obj(diffs.predicted) ? renderDiff(diffs.predicted, "cmp" + id, { a: CURSOR_LABEL.before, b: CURSOR_LABEL.predicted, title: title + ": the predicted edit" }, false)
         : typeof d.patch === "string" ? historyDiff(d.patch) : el("p", { class: "muted", text: d.reason ? String(d.reason) : "no prediction recorded" }));
       return col;
@@ -642,7 +718,7 @@
     const parts = [head];
     if (ids.length > 1) parts.push(el("div", { class: "trials", role: "group", "aria-label": "Trials" }, ...ids.map((i) => el("button", { type: "button", "aria-pressed": String(i === pick),
       class: "trial", onclick: () => { S.trial = I[i][7]; writeHash(); showDetail(); } }, el("span", { class: "dot " + I[i][2] }), ` trial ${I[i][7]} ${I[i][2]}`))));
-    try { parts.push(...reasonOf(d, item), diffSection(d, item), metrics(d), cmp, facts(d, item), attempts(d), ...story(d)); }
+    try { parts.push(...reasonOf(d, item), diffSection(d, item), metrics(d), qaSection(d), cmp, facts(d, item), attempts(d), ...story(d)); }
     catch (e) { parts.push(broken("details", e)); }
     card.replaceChildren(...parts.filter(Boolean));
     card.dataset.key = g.key;
