@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._accept import accept_prediction, cursor_marker_line, with_cursor_line
+from ._check import MAX_RECORD_NUMBER, RecordError, check_record
 from ._cli import main as report_main
 from ._compare import Comparison, ExampleChange, compare
 from ._hunks import edit_view
@@ -19,7 +20,6 @@ from ._jsonl import MAX_RECORD_BYTES, JSONLineError, JsonlReport, LineTooLong, j
 from ._lines import GROUPS, by_example, cursor_rate_line, excluded, group_lines, rates_line, trial_lines
 from ._record import (
     CONTEXT_ONLY,
-    MAX_RECORD_NUMBER,
     ContextCoverageCounts,
     CursorView,
     EditView,
@@ -35,8 +35,6 @@ from ._record import (
     Prompt,
     Record,
     RecordedAttempt,
-    RecordError,
-    check_record,
 )
 from ._stats import (
     bootstrap_mean_interval,
