@@ -2,7 +2,7 @@
 comparison of two runs, the summary and its lines, and ``--editpred-accept``.
 
 They take :class:`Record` values (``reports/_record.py``: one item of a run, the
-schema of a JSONL line), which ``record_of``, in the ``reporting`` module of the
+schema of a JSONL line), which ``record_of``, in the ``annotate`` module of the
 pytest layer, builds. So they can be used and tested without a session, and run
 again on a saved JSONL. Nothing here imports the pytest layer: it imports this.
 """
@@ -17,7 +17,16 @@ from ._cli import main as report_main
 from ._compare import Comparison, ExampleChange, compare
 from ._hunks import edit_view
 from ._jsonl import MAX_RECORD_BYTES, JSONLineError, JsonlReport, LineTooLong, json_lines, read_records, scrub_secrets
-from ._lines import GROUPS, by_example, cursor_rate_line, excluded, group_lines, rates_line, trial_lines
+from ._lines import (
+    GROUPS,
+    by_example,
+    cursor_rate_line,
+    excluded,
+    gate_figures,
+    group_lines,
+    rates_line,
+    trial_lines,
+)
 from ._record import (
     CONTEXT_ONLY,
     ContextCoverageCounts,
@@ -91,6 +100,7 @@ __all__ = [
     "eval_rows",
     "excluded",
     "format_eval_report",
+    "gate_figures",
     "group_lines",
     "pass_at_k_single",
     "pass_hat_k_single",

@@ -95,6 +95,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     """The command; ``prog`` names it in usage and messages (``editpred report`` too)."""
     args = _parser(prog).parse_args(argv)
     from .._exceptions import EditPredError
+    from ._lines import gate_figures
     from ._record import CONTEXT_ONLY
     from ._summary import Summary, eval_rows, format_eval_report
     from ._viewer import render_html, summary_of, terminal_lines
@@ -158,14 +159,12 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         )
         status = 2
     elif args.fail_under is not None:
-        total = summary["total"]
-        rate = 100 * summary["passed"] / total if total else 0.0
-        if rate >= args.fail_under:
-            out.write(f"gate: pass rate {rate:.1f}% >= {args.fail_under:g}% required: the run passes\n")
+        rate, required, shown, shown_required = gate_figures(summary["passed"], summary["total"], args.fail_under)
+        if rate >= required:
+            out.write(f"gate: pass rate {shown}% >= {shown_required}% required: the run passes\n")
         else:
             out.write(
-                f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails "
-                "(errors count as not passed)\n"
+                f"gate: pass rate {shown}% < {shown_required}% required: the run fails (errors count as not passed)\n"
             )
             status = max(status, 1)
     if comparison is not None and args.fail_on_regression and (skipped["reports"] or skipped["baseline"]):

@@ -1,6 +1,6 @@
 """The record: what a run tells about one item (one example, one trial), as plain data.
 
-A :class:`Record` is built once per item by ``record_of``, in the ``reporting``
+A :class:`Record` is built once per item by ``record_of``, in the ``annotate``
 module of the pytest layer (the run, on the worker that ran the item), carried to
 the xdist controller with the item's report, written as one line of the
 ``--editpred-report`` JSONL file, and read by every report: the terminal summary
