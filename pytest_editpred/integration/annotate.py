@@ -142,6 +142,7 @@ def record_of(item: ExampleItem, report: pytest.TestReport, error: BaseException
         "expected_cursor": None,
         "metrics": {},
         "notes": [],
+        "qa": None,  # the LLM judge's answer, when one was asked
     }
     record["prompt"], record["raw_output"] = _model_texts(prediction, prepared, error)
     if prepared is not None:

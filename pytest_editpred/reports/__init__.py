@@ -44,6 +44,7 @@ from ._record import (
     Prompt,
     Record,
     RecordedAttempt,
+    RecordedQa,
 )
 from ._stats import (
     bootstrap_mean_interval,
@@ -87,6 +88,7 @@ __all__ = [
     "Prompt",
     "Record",
     "RecordedAttempt",
+    "RecordedQa",
     "Summary",
     "accept_prediction",
     "bootstrap_mean_interval",

@@ -18,9 +18,9 @@ import typing
 from collections.abc import Callable
 from functools import cache
 from itertools import chain
-from typing import Any, Literal, cast, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, cast, get_args, get_origin, get_type_hints
 
-from ._record import ContextCoverageCounts, JumpLocationCounts, Metrics, Record
+from ._record import ContextCoverageCounts, JumpLocationCounts, Metrics, Record, Within
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired
@@ -132,7 +132,7 @@ def _key(key: str) -> str:
 
 
 def _hints(typed: type) -> dict[str, Any]:
-    hints = get_type_hints(typed)
+    hints = get_type_hints(typed, include_extras=True)  # Annotated ranges kept
     for key, hint in hints.items():
         while get_origin(hint) is NotRequired:  # typing_extensions' on 3.10: not stripped
             hint = get_args(hint)[0]
@@ -149,6 +149,10 @@ def _describe(tp: Any) -> str:
     origin = get_origin(tp)
     if tp is type(None):
         return "null"
+    if origin is Annotated:
+        bounds = _within(tp)
+        base = _describe(get_args(tp)[0])
+        return f"{base} from {bounds.low} to {bounds.high}" if bounds is not None else base
     if tp is str:
         return "a string"
     if tp is int:
@@ -196,12 +200,31 @@ def _leaves(value: list[object], tp: Any) -> bool:
     return False
 
 
+def _within(tp: Any) -> Within | None:
+    """The :class:`Within` range of an ``Annotated`` type, if it has one."""
+    return next((extra for extra in getattr(tp, "__metadata__", ()) if isinstance(extra, Within)), None)
+
+
 @cache
 def _checker(tp: Any) -> _Check:
     """The check of a value against ``tp``, built once per type from its hints."""
     origin = get_origin(tp)
     if tp is object or tp is Any:
         return lambda value: None
+    if origin is Annotated:
+        base = _checker(get_args(tp)[0])
+        bounds = _within(tp)
+        if bounds is None:
+            return base
+
+        def within(value: object) -> None:
+            base(value)
+            number = cast(float, value)
+            if not bounds.low <= number <= bounds.high:
+                side = "a larger one" if number > bounds.high else "a smaller one"
+                raise _Bad(f"must be {_describe(tp)}, not {side}")
+
+        return within
     if tp in (int, float):
         integer = tp is int
 
@@ -293,6 +316,8 @@ def _checker(tp: Any) -> _Check:
                 by_kind[dict] = _checker(arg)
             elif arg_origin is Literal:
                 by_kind[str] = _checker(arg)
+            elif arg_origin is Annotated and get_args(arg)[0] in (int, str, bool):
+                by_kind[get_args(arg)[0]] = _checker(arg)
 
         def union(value: object) -> None:
             if value is None and nullable:

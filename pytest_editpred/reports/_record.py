@@ -11,8 +11,9 @@ run and its reports, and it is the schema of a JSONL line.
 **The field names and their order are the on-disk format.** A line is the record's
 JSON in the order its keys were inserted, which is the order they are declared
 below; other tools (``jq``, notebooks, an earlier version's baseline) read those
-names. Do not rename, reorder or retype a field: add one (as ``NotRequired``, so
-that older files still read) and say so in the changelog.
+names. Do not rename, reorder or retype a field: add one (``NotRequired`` when only
+some items have it; no reader needs a field, files of older versions lack it) and
+say so in the changelog.
 
 What the type does not say, because the JSON cannot:
 
@@ -24,7 +25,7 @@ What the type does not say, because the JSON cannot:
 * A record read from a file is data from outside: :func:`~._check.check_record` holds it
   against this type before any report reads it (``read_records`` calls it for every
   line; see there). A field may be missing (files of older versions lack ``prompt``,
-  ``notes``, ``best_candidate``, ...; hand-written ones lack more) and is checked
+  ``notes``, ``best_candidate``, ``qa``, ...; hand-written ones lack more) and is checked
   when present; a record to be summarised must have ``name``, ``nodeid`` and
   ``outcome``. Keys the type does not declare (an older ``closest_candidate``, a
   newer field) are left alone.
@@ -34,7 +35,7 @@ What the type does not say, because the JSON cannot:
 # evaluated to tell required keys from ``NotRequired`` ones at run time (in
 # ``__required_keys__``, which tests/test_record.py compares with a real run's lines).
 import sys
-from typing import Literal
+from typing import Annotated, Literal, NamedTuple
 
 if sys.version_info >= (3, 11):
     from typing import NotRequired, TypedDict
@@ -57,6 +58,8 @@ __all__ = [
     "Prompt",
     "Record",
     "RecordedAttempt",
+    "RecordedQa",
+    "Within",
     "CursorView",
 ]
 
@@ -80,6 +83,30 @@ class RecordedAttempt(TypedDict):
     ordinal: int  # from 1
     error: str | None  # "timeout", "connect", "http-429", ...; None when it answered
     latency: float  # seconds, 6 decimals
+
+
+class Within(NamedTuple):
+    """The range of an ``Annotated`` integer field, both ends included: the check of a
+    record read back refuses a number outside it (:func:`~._check.check_record`)."""
+
+    low: int
+    high: int
+
+
+class RecordedQa(TypedDict, total=False):
+    """The LLM judge's answer on the item's prediction: Zed's ``qa`` entry of an example
+    (zed-qa-repair.md §2.9), its keys in Zed's order, each left out when absent.
+
+    As Zed reads it: ``null`` is absent, an unknown key is ignored, and a confidence
+    outside 0-255 (Zed's ``u8``) makes the record unreadable. No range is checked
+    inside that: Zed stores a judge's 0 or 9 as it is.
+    """
+
+    reasoning: str | None  # the judge's reasoning; the whole answer when it could not be parsed
+    reverts_edits: bool | None  # the judge says the prediction undoes what the user just did
+    confidence: Annotated[int, Within(0, 255)] | None  # how likely a user accepts it, meant 1-5
+    response: str | None  # the judge's raw answer
+    error: str | None  # why there is no verdict: an answer that is no JSON, a judge not reached
 
 
 class PredictedCursor(TypedDict):
@@ -262,6 +289,9 @@ class Record(TypedDict):
     expected_cursor: bool | None  # the best expected patch marks a cursor; None when not judged
     metrics: Metrics
     notes: list[str]
+    # The LLM judge's answer (RecordedQa); None when no judge was asked: none was
+    # configured, or the prediction changed nothing or could not be used.
+    qa: RecordedQa | None
     # Only for an item with a scene (judged, or its expected edit against no usable
     # answer) of a run that writes --editpred-html or --editpred-report:
     diff: NotRequired[EditView | None]
