@@ -1,4 +1,5 @@
-"""The LLM judge's answer in the reports: the record's ``qa`` (zed-qa-repair.md §2.9).
+"""The LLM judge's answer in the reports: the record's ``qa``, the ``ep eval`` table's QA
+columns and totals, Zed's SummaryJson QA fields (zed-qa-repair.md §2.9, §5).
 
 Records are built as ``record_of`` writes them (every field, in its order), with the
 ``qa`` a judge's answer gets; tests/test_qa_reports_run.py has them from real runs.
@@ -13,8 +14,19 @@ from typing import Any
 import pytest
 
 from pytest_editpred.metrics import PredictionScore
-from pytest_editpred.reports import JsonlReport, RecordError, check_record, read_records
+from pytest_editpred.reports import (
+    JsonlReport,
+    RecordError,
+    Summary,
+    check_record,
+    eval_rows,
+    format_eval_report,
+    qa_averages,
+    read_records,
+    summary_json_text,
+)
 from pytest_editpred.reports._cli import main as report_main
+from pytest_editpred.reports._float32 import float32, float32_text
 
 ACCEPTED = {"reasoning": "continues the rename", "reverts_edits": False, "confidence": 5, "response": "```json…```"}
 DOUBTFUL = {"reasoning": "adds an unrelated line", "reverts_edits": False, "confidence": 2, "response": "{…}"}
@@ -93,12 +105,15 @@ def test_a_record_of_an_older_version_without_qa_still_reads() -> None:
     old = run_record("a")
     del old["qa"]
     assert check_record(old, complete=True) is old
+    row = format_eval_report(eval_rows([check_record(old)])).splitlines()[3]
+    assert row.split()[5:7] == ["-", "-"]
 
 
 def test_null_and_unknown_keys_read_as_zed_reads_them() -> None:
     qa = {"reasoning": None, "reverts_edits": None, "confidence": 4, "response": None, "error": None, "model": "x"}
     record = check_record(run_record("a", qa=qa))
     assert record["qa"] == qa
+    assert format_eval_report(eval_rows([record])).splitlines()[3].split()[5:7] == ["-", "4"]
 
 
 @pytest.mark.parametrize(
@@ -130,3 +145,113 @@ def test_a_malformed_qa_is_one_line_naming_the_field(
     out, err = capsys.readouterr()
     assert err == f"editpred-report: {path}:2: {message} (skipped)\n"
     assert "1 predictions: 1 passed" in out
+
+
+# ------------------------------------------------------------------- the ep eval table
+
+#: zed-qa-repair.md §5.4, as it prints ("|" ends a line and is not printed).
+DISPLAY_5_4 = """\
+─────────────────────────────────────────────────────────────────────────────────────────────────────|
+Example                                  DeltaChrF Brace      F1  Revert   QaRev  QaConf Cursor WrgER|
+─────────────────────────────────────────────────────────────────────────────────────────────────────|
+cart-rename                                100.00     0  100.0%    0.0%      no       5      -      |
+web-greet                                   41.50     0    0.0%    0.0%      no       2     ±4      |
+web-greet                                   88.89     0  100.0%    0.0%       -       -      ✓      |
+calc-mul                                   100.00     0  100.0%    0.0%       -       -      -      |
+─────────────────────────────────────────────────────────────────────────────────────────────────────|
+TOTAL / AVERAGE                             82.60   0.0   75.0%    0.0%    0.0%     3.5    50% 0.00%|
+─────────────────────────────────────────────────────────────────────────────────────────────────────|
+"""
+
+
+def display_records() -> list[dict[str, Any]]:
+    """§5.4's four score rows: cart-rename (QA no, 5), web-greet's teacher (no, 2) and
+    repair (no QA entry) predictions, calc-mul (a QA parse error)."""
+    teacher = score(delta_chr_f=41.5, exact_lines_tp=0, exact_lines_fp=1, exact_lines_fn=1, cursor_distance=4,
+                    cursor_exact_match=False)  # fmt: skip
+    repair = score(delta_chr_f=88.89, cursor_distance=0, cursor_exact_match=True)
+    return [
+        run_record("cart-rename", qa={**ACCEPTED, "confidence": 5}),
+        run_record("web-greet", "failed", DOUBTFUL, metrics=teacher),
+        run_record("web-greet", qa=None, metrics=repair, nodeid="evals/repair/web-greet.md::web-greet"),
+        run_record("calc-mul", qa=UNPARSED),
+    ]
+
+
+def test_the_display_example_byte_for_byte() -> None:
+    records = [check_record(r, complete=True) for r in display_records()]
+    table = format_eval_report(eval_rows(records)).split("\n")
+    expected = DISPLAY_5_4.replace("|\n", "\n").split("\n")
+    assert table[: len(expected) - 1] == expected[:-1]
+    # "calc-mul contributes to neither": QaRev 0/2, QaConf (5+2)/2.
+    data = Summary.from_scores([row.score for row in eval_rows(records)], [r["qa"] for r in records])
+    assert (data.qa_avg_reverts_edits, data.qa_avg_confidence) == (0.0, 3.5)
+    text = summary_json_text(data.to_summary_json())
+    assert '"qa_avg_reverts_edits": 0.0,\n  "qa_avg_confidence": 3.5,' in text
+
+
+def test_the_total_row_rounds_through_float32() -> None:
+    # 2 of 3 revert: f32(2/3) * 100 in f32 is 66.66667 (66.7%); 3 confidences 4, 4, 5:
+    # 13/3 cast to f32, 4.3333335 (4.3).
+    qas = [{"reverts_edits": True, "confidence": 4}, {"reverts_edits": True, "confidence": 4},
+           {"reverts_edits": False, "confidence": 5}]  # fmt: skip
+    records = [run_record(f"ex{i}", qa=qa) for i, qa in enumerate(qas)]
+    reverts, confidence = qa_averages(qas)
+    assert reverts == float32(2 / 3) and reverts != 2 / 3
+    assert confidence == float32(13 / 3) and confidence != 13 / 3
+    total = next(line for line in format_eval_report(eval_rows(records)).splitlines() if line.startswith("TOTAL"))
+    assert total.split()[7:9] == ["66.7%", "4.3"]
+    data = Summary.from_scores([row.score for row in eval_rows(records)], qas).to_summary_json()
+    text = summary_json_text(data)
+    assert '"qa_avg_reverts_edits": 0.6666667,' in text and '"qa_avg_confidence": 4.3333335,' in text
+    # The file is the JSON Python writes, field for field, but for the f32 digits.
+    assert json.loads(text) == {**data, "qa_avg_reverts_edits": 0.6666667, "qa_avg_confidence": 4.3333335}
+    assert text == json.dumps({**data, "qa_avg_reverts_edits": 0.6666667, "qa_avg_confidence": 4.3333335}, indent=2)
+
+
+def test_no_qa_no_qa_fields() -> None:
+    records = [run_record("a"), run_record("b", qa=UNPARSED)]  # an error has neither field
+    data = Summary.from_scores([row.score for row in eval_rows(records)], [r["qa"] for r in records])
+    assert "qa_avg_reverts_edits" not in data.to_summary_json() and "qa_avg_confidence" not in data.to_summary_json()
+    total = next(line for line in format_eval_report(eval_rows(records)).splitlines() if line.startswith("TOTAL"))
+    assert total.split()[7:9] == ["-", "-"]
+
+
+def test_a_revert_is_yes_and_absent_fields_are_dashes() -> None:
+    records = [
+        run_record("a", qa=REVERTS),
+        run_record("b", qa={"reverts_edits": False}),
+        run_record("c", qa={"confidence": 0}),
+        run_record("d", qa={}),
+    ]
+    rows = format_eval_report(eval_rows(records)).splitlines()[3:7]
+    assert [row.split()[5:7] for row in rows] == [["yes", "4"], ["no", "-"], ["-", "0"], ["-", "-"]]
+    assert rows[0] == "a".ljust(40) + "   100.00     0  100.0%    0.0%     yes       4      -      "
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (0.0, "0.0"), (3.5, "3.5"), (3.0, "3.0"), (2 / 3, "0.6666667"), (1 / 3, "0.33333334"), (0.7, "0.7"),
+        (255.0, "255.0"), (1e-6, "0.000001"), (1e-5, "0.00001"), (1e-7, "1e-7"), (1.5e-7, "1.5e-7"),
+        (123456789.0, "123456790.0"), (1e13, "1e13"), (1.2e13, "1.2e13"), (1.17549435e-38, "1.1754944e-38"),
+        (3.4028234663852886e38, "3.4028235e38"), (float("nan"), "null"),
+    ],
+)  # fmt: skip
+def test_float32_text_is_serde_s(value: float, text: str) -> None:
+    assert float32_text(value) == text
+
+
+def test_float32_text_is_the_shortest_text_that_reads_back() -> None:
+    # Every f32 of a sweep across the exponents: the text reads back as that f32,
+    # and no text of one digit fewer (the nearest at that length) does.
+    import struct
+
+    for bits in range(0x00000001, 0x7F000000, 0x000F4243):
+        value = struct.unpack("<f", struct.pack("<I", bits))[0]
+        text = float32_text(value)
+        assert float32(float(text)) == value, (value, text)
+        digits = len(text.split("e")[0].replace(".", "").replace("-", "").strip("0")) or 1
+        if digits > 1:
+            shorter = float(f"{value:.{digits - 2}e}")
+            assert float32(shorter) != value, (value, text)

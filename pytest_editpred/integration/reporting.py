@@ -15,7 +15,6 @@ warning says exactly what is missing.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -243,9 +242,9 @@ class Reporter:
         counts = {k: sum(r["outcome"] == k for r in self.records) for k in ("passed", "failed", "error", "skipped")}
         total = len(self.records) - counts["skipped"]
         data: dict[str, Any] = {}
-        scores = [row.score for row in self._scores()]
-        if scores:
-            data.update(Summary.from_scores(scores).to_summary_json())
+        rows = self._scores()
+        if rows:
+            data.update(Summary.from_scores([row.score for row in rows], [row.qa for row in rows]).to_summary_json())
         data.update(counts, total=total, pass_rate=counts["passed"] / total if total else None)
         return data
 
@@ -292,12 +291,12 @@ class Reporter:
     def _write_files(self, summary: dict[str, Any]) -> None:
         summary_json = self._path("summary_json")
         if summary_json is not None:
-            from ..reports import Summary
+            from ..reports import Summary, summary_json_text
 
-            scores = [row.score for row in self._scores()]
-            data = Summary.from_scores(scores).to_summary_json()
+            rows = self._scores()
+            data = Summary.from_scores([row.score for row in rows], [row.qa for row in rows]).to_summary_json()
             try:
-                _write(summary_json, json.dumps(data, indent=2) + "\n")
+                _write(summary_json, summary_json_text(data) + "\n")
             except OSError as error:
                 self._fault("the summary JSON", summary_json, "--editpred-summary-json", error)
             else:

@@ -27,6 +27,7 @@ from ._lines import (
     rates_line,
     trial_lines,
 )
+from ._qa import qa_averages
 from ._record import (
     CONTEXT_ONLY,
     ContextCoverageCounts,
@@ -53,7 +54,7 @@ from ._stats import (
     pass_at_k_single,
     pass_hat_k_single,
 )
-from ._summary import EvalRow, Summary, eval_rows, format_eval_report
+from ._summary import EvalRow, Summary, eval_rows, format_eval_report, summary_json_text
 
 if TYPE_CHECKING:
     from ._viewer import render_html
@@ -106,10 +107,12 @@ __all__ = [
     "group_lines",
     "pass_at_k_single",
     "pass_hat_k_single",
+    "qa_averages",
     "rates_line",
     "read_records",
     "render_html",
     "scrub_secrets",
+    "summary_json_text",
     "trial_lines",
     "with_cursor_line",
 ]

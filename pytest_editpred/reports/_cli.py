@@ -34,7 +34,6 @@ holds it against the record type, and nothing bad in them is a traceback:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -97,7 +96,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     from .._exceptions import EditPredError
     from ._lines import gate_figures
     from ._record import CONTEXT_ONLY
-    from ._summary import Summary, eval_rows, format_eval_report
+    from ._summary import Summary, eval_rows, format_eval_report, summary_json_text
     from ._viewer import render_html, summary_of, terminal_lines
 
     skipped: dict[str, int] = {"reports": 0, "baseline": 0}
@@ -143,8 +142,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         out.write(comparison.format() + "\n")
     try:
         if args.summary_json:
-            data = Summary.from_scores([row.score for row in rows]).to_summary_json()
-            _write(args.summary_json, json.dumps(data, indent=2) + "\n")
+            data = Summary.from_scores([row.score for row in rows], [row.qa for row in rows]).to_summary_json()
+            _write(args.summary_json, summary_json_text(data) + "\n")
             out.write(f"editpred summary: {args.summary_json}\n")
         if args.html:
             _write(args.html, render_html(records, summary, title=args.title, baseline=baseline, terminal=terminal))
