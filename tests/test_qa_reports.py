@@ -1,5 +1,6 @@
 """The LLM judge's answer in the reports: the record's ``qa``, the ``ep eval`` table's QA
-columns and totals, Zed's SummaryJson QA fields (zed-qa-repair.md §2.9, §5).
+columns and totals, Zed's SummaryJson QA fields, Zed's ``qa`` list of an ep JSON
+example and the JUnit properties (zed-qa-repair.md §2.9, §5).
 
 Records are built as ``record_of`` writes them (every field, in its order), with the
 ``qa`` a judge's answer gets; tests/test_qa_reports_run.py has them from real runs.
@@ -13,17 +14,22 @@ from typing import Any
 
 import pytest
 
+from pytest_editpred import from_json
+from pytest_editpred.integration.annotate import qa_properties
 from pytest_editpred.metrics import PredictionScore
 from pytest_editpred.reports import (
+    QA_KEYS,
     JsonlReport,
     RecordError,
     Summary,
     check_record,
+    ep_qa,
     eval_rows,
     format_eval_report,
     qa_averages,
     read_records,
     summary_json_text,
+    with_ep_qa,
 )
 from pytest_editpred.reports._cli import main as report_main
 from pytest_editpred.reports._float32 import float32, float32_text
@@ -93,7 +99,7 @@ def test_a_record_with_qa_round_trips_through_the_file(tmp_path: Path) -> None:
     back = read_records(path, complete=True)
     assert back == records
     assert [list(r) for r in back] == [list(r) for r in records]  # qa after notes, in every line
-    assert list(back[0]["qa"] or {}) == ["reasoning", "reverts_edits", "confidence", "response"]
+    assert list(back[0]["qa"] or {}) == list(QA_KEYS[:4])
     again = tmp_path / "again.jsonl"
     with JsonlReport(again) as out:
         for record in back:
@@ -114,6 +120,7 @@ def test_null_and_unknown_keys_read_as_zed_reads_them() -> None:
     record = check_record(run_record("a", qa=qa))
     assert record["qa"] == qa
     assert format_eval_report(eval_rows([record])).splitlines()[3].split()[5:7] == ["-", "4"]
+    assert ep_qa([qa]) == [{"confidence": 4}]
 
 
 @pytest.mark.parametrize(
@@ -255,3 +262,48 @@ def test_float32_text_is_the_shortest_text_that_reads_back() -> None:
         if digits > 1:
             shorter = float(f"{value:.{digits - 2}e}")
             assert float32(shorter) != value, (value, text)
+
+
+# -------------------------------------------------------------------- ep JSON's qa
+
+
+def test_ep_qa_is_zeds_list_in_zeds_key_order() -> None:
+    shuffled = {"error": None, "confidence": 3, "extra": 1, "reverts_edits": False, "reasoning": "r"}
+    assert ep_qa([shuffled, None]) == [{"reasoning": "r", "reverts_edits": False, "confidence": 3}, None]
+    assert list(ep_qa([{k: ACCEPTED[k] for k in reversed(list(ACCEPTED))}])[0] or {}) == list(ACCEPTED)
+
+
+def test_with_ep_qa_places_the_list_after_the_pipeline_fields_and_omits_an_empty_one() -> None:
+    example = {
+        "name": "calc--sub", "repository_url": "https://github.com/acme/calc", "revision": "a" * 40,
+        "uncommitted_diff": "", "cursor_path": "calc.py", "cursor_position": "def sub(a, b):<|user_cursor|>",
+        "edit_history": "", "expected_patches": ["--- a/calc.py\n+++ b/calc.py\n"],
+        "prompt_inputs": {"cursor_path": "calc.py"}, "predictions": [{"actual_output": "", "provider": "teacher"},
+        {"actual_output": "", "provider": "repair"}], "score": [{}, {}], "qa": [{"confidence": 1}],
+        "telemetry": None,
+    }  # fmt: skip
+    judged = with_ep_qa(example, [REVERTS, None])
+    assert list(judged) == [k for k in example if k not in ("qa", "telemetry")] + ["qa", "telemetry"]
+    assert judged["qa"] == [REVERTS, None]
+    assert "qa" not in with_ep_qa(example, [])
+    without_score = {k: v for k, v in example.items() if k not in ("score", "qa")}
+    assert list(with_ep_qa(without_score, [None]))[-2:] == ["qa", "telemetry"]
+    bare = {k: v for k, v in example.items() if k not in ("prompt_inputs", "predictions", "score", "qa", "telemetry")}
+    assert list(with_ep_qa(bare, [ACCEPTED]))[-1] == "qa"
+    # The example still loads (ep's pipeline fields are accepted and ignored).
+    assert from_json(json.dumps(judged)).name == "calc--sub"
+
+
+# ---------------------------------------------------------------- JUnit properties
+
+
+def test_junit_properties_are_the_answer_s_fields_when_present() -> None:
+    assert qa_properties(run_record("a", qa=ACCEPTED)) == [
+        ("editpred_qa_confidence", 5),
+        ("editpred_qa_reverts_edits", False),
+    ]
+    assert qa_properties(run_record("b", qa=UNPARSED)) == [("editpred_qa_error", "Could not parse JSON from response")]
+    assert qa_properties(run_record("c", qa=None)) == []
+    old = run_record("d")
+    del old["qa"]
+    assert qa_properties(old) == []

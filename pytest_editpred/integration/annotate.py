@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .collect import ExampleItem
     from .runner import Prepared
 
-__all__ = ["annotate", "record_of"]
+__all__ = ["annotate", "qa_properties", "record_of"]
 
 VIEW_LINES = 15
 
@@ -230,6 +230,7 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
             properties.append((f"editpred_{name}", value))
         elif name == "editable_context_coverage":  # flat, under the summary's names
             properties.extend((f"editpred_editable_context_{key}", figure) for key, figure in value.items())
+    properties.extend(qa_properties(record))
     item.user_properties.extend((k, v) for k, v in properties if v is not None)
     report.user_properties = list(item.user_properties)
     run = item.stash.get(RUN_KEY, None)
@@ -244,6 +245,15 @@ def annotate(item: ExampleItem, call: pytest.CallInfo[None], report: pytest.Test
         accepted = {"path": str(item.path), "status": status, "message": message}
         report.editpred_accept = accepted  # type: ignore[attr-defined]  # our own attribute, as report.editpred
         report.sections.append(("editpred accept", escape_controls(message)))
+
+
+def qa_properties(record: Record) -> list[tuple[str, object]]:
+    """The LLM judge's answer as JUnit properties: ``editpred_qa_confidence``,
+    ``editpred_qa_reverts_edits`` and ``editpred_qa_error``, each when the answer has
+    it (the reasoning and the raw answer stay in the JSONL record: a CI's test
+    report is no place for paragraphs)."""
+    qa = record.get("qa") or {}
+    return [(f"editpred_qa_{key}", qa.get(key)) for key in ("confidence", "reverts_edits", "error") if key in qa]
 
 
 def _accept(item: ExampleItem) -> tuple[str, str]:

@@ -27,7 +27,7 @@ from ._lines import (
     rates_line,
     trial_lines,
 )
-from ._qa import qa_averages
+from ._qa import QA_KEYS, ep_qa, qa_averages, with_ep_qa
 from ._record import (
     CONTEXT_ONLY,
     ContextCoverageCounts,
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CONTEXT_ONLY",
+    "QA_KEYS",
     "MAX_RECORD_BYTES",
     "MAX_RECORD_NUMBER",
     "JSONLineError",
@@ -100,6 +101,7 @@ __all__ = [
     "cursor_marker_line",
     "cursor_rate_line",
     "edit_view",
+    "ep_qa",
     "eval_rows",
     "excluded",
     "format_eval_report",
@@ -115,6 +117,7 @@ __all__ = [
     "summary_json_text",
     "trial_lines",
     "with_cursor_line",
+    "with_ep_qa",
 ]
 
 
