@@ -1,6 +1,6 @@
 """The LLM judge's answer in the reports: the record's ``qa``, the ``ep eval`` table's QA
 columns and totals, Zed's SummaryJson QA fields, Zed's ``qa`` list of an ep JSON
-example and the JUnit properties (zed-qa-repair.md §2.9, §5).
+example, the JUnit properties and the agreement line (zed-qa-repair.md §2.9, §5).
 
 Records are built as ``record_of`` writes them (every field, in its order), with the
 ``qa`` a judge's answer gets; tests/test_qa_reports_run.py has them from real runs.
@@ -23,10 +23,14 @@ from pytest_editpred.reports import (
     RecordError,
     Summary,
     check_record,
+    clustered_rate_interval,
     ep_qa,
     eval_rows,
     format_eval_report,
+    qa_acceptable,
     qa_averages,
+    qa_counts,
+    qa_line,
     read_records,
     summary_json_text,
     with_ep_qa,
@@ -113,12 +117,14 @@ def test_a_record_of_an_older_version_without_qa_still_reads() -> None:
     assert check_record(old, complete=True) is old
     row = format_eval_report(eval_rows([check_record(old)])).splitlines()[3]
     assert row.split()[5:7] == ["-", "-"]
+    assert qa_line([old]) is None and qa_counts([old]) == (0, 0)
 
 
 def test_null_and_unknown_keys_read_as_zed_reads_them() -> None:
     qa = {"reasoning": None, "reverts_edits": None, "confidence": 4, "response": None, "error": None, "model": "x"}
     record = check_record(run_record("a", qa=qa))
     assert record["qa"] == qa
+    assert qa_acceptable(qa) is True
     assert format_eval_report(eval_rows([record])).splitlines()[3].split()[5:7] == ["-", "4"]
     assert ep_qa([qa]) == [{"confidence": 4}]
 
@@ -152,6 +158,27 @@ def test_a_malformed_qa_is_one_line_naming_the_field(
     out, err = capsys.readouterr()
     assert err == f"editpred-report: {path}:2: {message} (skipped)\n"
     assert "1 predictions: 1 passed" in out
+
+
+# ---------------------------------------------------------------- judged acceptable
+
+
+@pytest.mark.parametrize(
+    ("qa", "verdict"),
+    [
+        (ACCEPTED, True),
+        ({"confidence": 4}, True),  # no reverts_edits: not a revert
+        ({"confidence": 4, "reverts_edits": True}, False),
+        ({"confidence": 3, "reverts_edits": False}, False),
+        ({"confidence": 0}, False),
+        ({"confidence": 9}, True),  # stored as Zed stores it: no range check inside 0-255
+        ({"reverts_edits": False}, None),  # no confidence: no verdict
+        (UNPARSED, None),
+        (None, None),
+    ],
+)
+def test_judged_acceptable(qa: dict[str, Any] | None, verdict: bool | None) -> None:
+    assert qa_acceptable(qa) is verdict
 
 
 # ------------------------------------------------------------------- the ep eval table
@@ -307,3 +334,56 @@ def test_junit_properties_are_the_answer_s_fields_when_present() -> None:
     old = run_record("d")
     del old["qa"]
     assert qa_properties(old) == []
+
+
+# ------------------------------------------------------------------- the agreement
+
+
+def test_the_agreement_line_says_what_the_judge_accepts_and_rejects() -> None:
+    records = [
+        run_record("p1", "passed", ACCEPTED),
+        run_record("p2", "passed", DOUBTFUL),  # rejected though it passed
+        run_record("p3", "passed", ACCEPTED),
+        run_record("f1", "failed", ACCEPTED),  # accepted though it failed
+        run_record("f2", "failed", REVERTS),
+        run_record("f3", "failed", UNPARSED),  # no verdict
+        run_record("e1", "error", None, metrics={}),
+        run_record("s1", "skipped", None, metrics={}),
+    ]
+    line = qa_line(records) or ""
+    one = clustered_rate_interval([(1, 1), (1, 0), (1, 1), (1, 1), (1, 0)])
+    accepted = clustered_rate_interval([(1, 1), (1, 0)])
+    rejected = clustered_rate_interval([(1, 0), (1, 1), (1, 0)])
+
+    def ci(interval: Any) -> str:
+        return f"[95% CI {100 * interval.low:.1f}-{100 * interval.high:.1f}]"
+
+    assert line == (
+        "LLM judge (acceptable: confidence >= 4, not reverting): "
+        f"judged acceptable 3 of 5 (60.0% {ci(one)}), "
+        f"accepts 1 of 2 (50.0% {ci(accepted)}) that FAILED, "
+        f"rejects 1 of 3 (33.3% {ci(rejected)}) that PASSED; "
+        "1 of 6 asked without a verdict (no confidence)"
+    )
+    assert qa_counts(records) == (3, 5)
+
+
+def test_the_agreement_clusters_trials_as_the_pass_rate_does() -> None:
+    # Two examples, three trials each; the judge agrees with itself within an example.
+    records = [
+        run_record(name, outcome, qa, trial=t, trials=3)
+        for name, outcome, qa in (("a", "failed", ACCEPTED), ("b", "passed", DOUBTFUL))
+        for t in (1, 2, 3)
+    ]
+    line = qa_line(records) or ""
+    overall = clustered_rate_interval([(3, 3), (3, 0)])
+    assert f"judged acceptable 3 of 6 (50.0% [95% CI {100 * overall.low:.1f}-{100 * overall.high:.1f}])" in line
+    assert overall == clustered_rate_interval([(1, 1), (1, 0)])  # two examples' worth, not six
+    assert "(intervals over 2 examples, trials clustered)" in line
+    assert "accepts 3 of 3 (100.0% [95% CI" in line and "rejects 3 of 3 (100.0% [95% CI" in line
+
+
+def test_no_judge_no_line_and_a_judge_that_never_answered_says_so() -> None:
+    assert qa_line([run_record("a"), run_record("b", "failed")]) is None
+    line = qa_line([run_record("a", qa=UNPARSED), run_record("b", "failed", {"error": "connect"})])
+    assert line == "LLM judge: no verdict on any of the 2 predictions asked (no confidence in any answer)"

@@ -282,10 +282,16 @@ class Reporter:
         """The pass rate, cursor and trial lines, computed once (the bootstrap costs
         seconds at 10,000 items): the terminal prints them, the HTML page shows them."""
         if self._lines is None:
-            from ..reports import cursor_rate_line, rates_line, trial_lines
+            from ..reports import cursor_rate_line, qa_line, rates_line, trial_lines
 
             cursor = cursor_rate_line(self.records)
-            self._lines = [rates_line(self.records, summary), *([cursor] if cursor else []), *trial_lines(self.records)]
+            qa = qa_line(self.records)
+            self._lines = [
+                rates_line(self.records, summary),
+                *([cursor] if cursor else []),
+                *trial_lines(self.records),
+                *([qa] if qa else []),
+            ]
         return self._lines
 
     def _write_files(self, summary: dict[str, Any]) -> None:

@@ -27,7 +27,7 @@ from ._lines import (
     rates_line,
     trial_lines,
 )
-from ._qa import QA_KEYS, ep_qa, qa_averages, with_ep_qa
+from ._qa import QA_KEYS, ep_qa, qa_acceptable, qa_averages, qa_counts, qa_line, with_ep_qa
 from ._record import (
     CONTEXT_ONLY,
     ContextCoverageCounts,
@@ -109,7 +109,10 @@ __all__ = [
     "group_lines",
     "pass_at_k_single",
     "pass_hat_k_single",
+    "qa_acceptable",
     "qa_averages",
+    "qa_counts",
+    "qa_line",
     "rates_line",
     "read_records",
     "render_html",
