@@ -214,6 +214,15 @@ REPORT_OPTIONS: tuple[Option, ...] = (
         high=100,
         unit="percent",
     ),
+    Option(
+        "fail_under_qa",
+        "the exit status follows the LLM judge: fail only when the judged-acceptable rate (confidence >= 4, "
+        "not reverting; over the predictions it answered) is below PCT percent",
+        kind="float",
+        low=0,
+        high=100,
+        unit="percent",
+    ),
     Option("baseline", "compare this run with an earlier --editpred-report file", kind="path"),
     Option(
         "fail_on_regression", "with --editpred-baseline: fail when any example regressed", kind="bool", default=False

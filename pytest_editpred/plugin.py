@@ -285,7 +285,7 @@ def pytest_runtest_makereport(
         # not "Failed: ..." again in the short summary.
         report.longrepr = item.report_of(item.error_message(error))  # type: ignore[attr-defined]
     if PREPARED_KEY in item.stash or SETUP_ERROR_KEY in item.stash or RUN_KEY in item.stash:
-        from .integration.reporting import annotate
+        from .integration.annotate import annotate
 
         annotate(item, call, report)  # type: ignore[arg-type]
     if report.when == "teardown" and PREPARED_KEY in item.stash:

@@ -27,6 +27,7 @@ from pytest_editpred.reports import (
     JumpLocationCounts,
     Metrics,
     Record,
+    RecordedQa,
     Summary,
     by_example,
     compare,
@@ -97,7 +98,9 @@ BROKEN_HISTORY = SUB.replace(" def mul(a, b):\n     return a * b\n+", " def div(
 
 #: Metrics fields no run of this package writes: Zed's log-probabilities and
 #: context coverage (no provider reports them, no retrieval context is scored).
-NEVER_WRITTEN = {Metrics: {"cumulative_logprob", "avg_logprob"}}
+#: And the LLM judge's answer: this corpus asks no judge, so every record's ``qa`` is
+#: None (a run with a judge fills it; tests/test_qa_reports.py reads such records).
+NEVER_WRITTEN = {Metrics: {"cumulative_logprob", "avg_logprob"}, RecordedQa: set(get_type_hints(RecordedQa))}
 
 OUTCOMES = {"passed": 2, "failed": 4, "errors": 2, "skipped": 2}
 

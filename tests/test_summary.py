@@ -178,19 +178,24 @@ def test_report_layout() -> None:
     lines = report.splitlines()
     assert lines[0] == SEPARATOR and lines[2] == SEPARATOR
     header = lines[1].split()
-    assert header == ["Example", "DeltaChrF", "Brace", "F1", "Revert", "Cursor", "WrgER"]
-    # alpha: chrF 100.00, 0 braces, F1 100 %, revert 0 %, cursor hit, right region
-    assert lines[3] == ("alpha".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "      ✓" + "      ")
+    assert header == ["Example", "DeltaChrF", "Brace", "F1", "Revert", "QaRev", "QaConf", "Cursor", "WrgER"]
+    # alpha: chrF 100.00, 0 braces, F1 100 %, revert 0 %, no judge asked, cursor hit, right region
+    no_qa = "       -       -"
+    assert lines[3] == (
+        "alpha".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + no_qa + "      ✓" + "      "
+    )
     # beta: F1 of TP 1, FP 1, FN 2 = 2/(2+1+2) = 40 %; miss without distance; wrong region
-    assert lines[4] == ("beta".ljust(40) + "    50.00" + "     2" + "   40.0%" + "   50.0%" + "      ✗" + "     ✗")
+    assert lines[4] == (
+        "beta".ljust(40) + "    50.00" + "     2" + "   40.0%" + "   50.0%" + no_qa + "      ✗" + "     ✗"
+    )
     assert lines[5].startswith("gamma".ljust(40) + "     0.00")
     assert lines[5].split()[-1] == "-"  # cursor not evaluated
     assert lines[6] == SEPARATOR
-    # TOTAL: mean chrF 50, braces 1.0, micro F1 6/11 = 54.5 %, revert 16.7 %,
-    # cursor 1 of 2 = 50 %, wrong region 1 of 2 = 50 %
+    # TOTAL: mean chrF 50, braces 1.0, micro F1 6/11 = 54.5 %, revert 16.7 %, no QA,
+    # cursor 1 of 2 = 50 %, wrong region 1 of 2 = 50.00 % (Zed's {:.2}%, wider than its column)
     assert lines[7] == (
-        "TOTAL / AVERAGE".ljust(40) + "    50.00" + "   1.0" + "   54.5%" + "   16.7%"
-        + "    50%" + "   50%"
+        "TOTAL / AVERAGE".ljust(40) + "    50.00" + "   1.0" + "   54.5%" + "   16.7%" + no_qa
+        + "    50%" + " 50.00%"
     )  # fmt: skip
     assert lines[8] == SEPARATOR
     assert "Delta chrF (β=0.5): TP=14, FP=2, FN=9, P=50.0%, R=41.7%" in lines
@@ -235,14 +240,14 @@ def test_report_limit_and_verbose() -> None:
     rows = [EvalRow(f"ex{i}", S1) for i in range(25)]
     short = format_eval_report(rows).splitlines()
     assert sum(1 for line in short if line.startswith("ex")) == 20
-    assert "... and 5 more (use --verbose to see all 25 examples)" in short
+    assert "... and 5 more".ljust(40) + " (use --verbose to see all 25 examples)" in short
     # the totals still cover all 25
     assert "Isolated whitespace changes: 0/25 (0.0%)" in short
     full = format_eval_report(rows, verbose=True).splitlines()
     assert sum(1 for line in full if line.startswith("ex")) == 25
     assert not any(line.startswith("... and") for line in full)
     three = format_eval_report(rows, limit=3).splitlines()
-    assert "... and 22 more (use --verbose to see all 25 examples)" in three
+    assert "... and 22 more".ljust(40) + " (use --verbose to see all 25 examples)" in three
 
 
 def test_report_without_rows() -> None:
@@ -262,10 +267,12 @@ def test_a_prediction_with_no_expected_cursor_is_na_not_a_miss() -> None:
     rows = [EvalRow("alpha", S1, True), EvalRow("beta", UNMARKED, False), EvalRow("gamma", S2, True)]
     lines = format_eval_report(rows).splitlines()
     assert lines[3].split()[-1] == "✓"
-    assert lines[4] == "beta".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "    n/a" + "      "
+    assert lines[4] == (
+        "beta".ljust(40) + "   100.00" + "     0" + "  100.0%" + "    0.0%" + "       -       -" + "    n/a" + "      "
+    )
     assert lines[5].split()[-2:] == ["✗", "✗"]  # gamma: expected a cursor, has none; wrong region
     # alpha hit, gamma missed; beta counts in neither
-    assert lines[7].split()[-2:] == ["50%", "33%"]
+    assert lines[7].split()[-2:] == ["50%", "33.33%"]
     assert "Cursor: 1/2 exact matches (50.0%), avg distance: 0.0 bytes" in lines
     # The SummaryJson stays Zed's: every prediction with a cursor on either side.
     assert Summary.from_scores([r.score for r in rows]).cursor_total_evaluated == 3
@@ -274,7 +281,7 @@ def test_a_prediction_with_no_expected_cursor_is_na_not_a_miss() -> None:
 def test_a_run_with_no_expected_cursor_says_so() -> None:
     lines = format_eval_report([EvalRow("a", UNMARKED, False), EvalRow("b", UNMARKED, False)]).splitlines()
     assert lines[3].split()[-1] == lines[4].split()[-1] == "n/a"
-    assert lines[6].split()[-2:] == ["n/a", "0%"]
+    assert lines[6].split()[-2:] == ["n/a", "0.00%"]
     assert "Cursor: n/a (no prediction's best expected patch marks a cursor)" in lines
     assert not any("exact matches" in line for line in lines)
 

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from test_plugin_reports import BROKEN_HISTORY, only_line, scripted
 
 from conftest import SUB, Project
-from pytest_editpred.integration.reporting import _gate_figures
+from pytest_editpred.reports import gate_figures
 from pytest_editpred.reports._stats import (
     bootstrap_mean_interval,
     cluster_bootstrap_mean_interval,
@@ -95,7 +95,7 @@ def test_the_cluster_bootstrap_resamples_examples_not_trials() -> None:
 def test_the_gate_compares_exactly_and_prints_enough_digits(
     passed: int, total: int, required: float, shown: str, passes: bool
 ) -> None:
-    rate, threshold, text, _ = _gate_figures(passed, total, required)
+    rate, threshold, text, _ = gate_figures(passed, total, required)
     assert rate == Fraction(100 * passed, total)
     assert (rate >= threshold) is passes
     assert text == shown

@@ -2,14 +2,17 @@
 
 A corpus split over CI shards or machines writes one ``--editpred-report`` file per
 shard; this reads them all and prints the same summary the run prints, writes the
-SummaryJson and the HTML viewer, and applies the pass-rate gate::
+SummaryJson and the HTML viewer, and applies the gates::
 
     editpred-report shard1.jsonl shard2.jsonl --html out.html --summary-json s.json --fail-under 60
     editpred-report new.jsonl --baseline old.jsonl --html compare.html
+    editpred-report judged.jsonl --fail-under-qa 70
 
-Exit status: 0 when the gate passes (or there is none), 1 when the pass rate is
-below ``--fail-under`` or, with ``--fail-on-regression``, an example regressed, 2 for
-a file that cannot be read or written, or shards that repeat an item.
+Exit status: 0 when the gates pass (or there is none), 1 when the pass rate is
+below ``--fail-under``, the LLM judge's judged-acceptable rate below
+``--fail-under-qa`` or, with ``--fail-on-regression``, an example regressed, 2 for
+a file that cannot be read or written, shards that repeat an item, or
+``--fail-under-qa`` over records none of which has the judge's verdict.
 
 The files come from elsewhere (another machine, tool or version; a hand edit), so
 every record is read through :func:`~pytest_editpred.reports.read_records`, which
@@ -34,7 +37,6 @@ holds it against the record type, and nothing bad in them is a traceback:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,6 +57,13 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--summary-json", type=Path, help="write Zed's SummaryJson here")
     parser.add_argument(
         "--fail-under", type=float, metavar="PCT", help="exit 1 when the pass rate is below PCT percent"
+    )
+    parser.add_argument(
+        "--fail-under-qa",
+        type=float,
+        metavar="PCT",
+        help="exit 1 when the LLM judge's judged-acceptable rate (confidence >= 4, not reverting; "
+        "over the predictions it answered) is below PCT percent",
     )
     parser.add_argument("--baseline", type=Path, help="compare with this earlier JSONL report")
     parser.add_argument(
@@ -95,8 +104,10 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
     """The command; ``prog`` names it in usage and messages (``editpred report`` too)."""
     args = _parser(prog).parse_args(argv)
     from .._exceptions import EditPredError
+    from ._lines import gate_figures
+    from ._qa import qa_counts, qa_line
     from ._record import CONTEXT_ONLY
-    from ._summary import Summary, eval_rows, format_eval_report
+    from ._summary import Summary, eval_rows, format_eval_report, summary_json_text
     from ._viewer import render_html, summary_of, terminal_lines
 
     skipped: dict[str, int] = {"reports": 0, "baseline": 0}
@@ -130,7 +141,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         report = format_eval_report(rows, limit=args.summary_limit, verbose=args.verbose, context_only=context_only)
         out.write(report + "\n")
     summary = summary_of(records)
-    terminal = terminal_lines(records, summary)
+    qa = qa_line(records)
+    terminal = [*terminal_lines(records, summary), *([qa] if qa else [])]
     for line in terminal:
         out.write(line + "\n")
     status = 0
@@ -142,8 +154,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         out.write(comparison.format() + "\n")
     try:
         if args.summary_json:
-            data = Summary.from_scores([row.score for row in rows]).to_summary_json()
-            _write(args.summary_json, json.dumps(data, indent=2) + "\n")
+            data = Summary.from_scores([row.score for row in rows], [row.qa for row in rows]).to_summary_json()
+            _write(args.summary_json, summary_json_text(data) + "\n")
             out.write(f"editpred summary: {args.summary_json}\n")
         if args.html:
             _write(args.html, render_html(records, summary, title=args.title, baseline=baseline, terminal=terminal))
@@ -158,15 +170,38 @@ def main(argv: Sequence[str] | None = None, prog: str = "editpred-report") -> in
         )
         status = 2
     elif args.fail_under is not None:
-        total = summary["total"]
-        rate = 100 * summary["passed"] / total if total else 0.0
-        if rate >= args.fail_under:
-            out.write(f"gate: pass rate {rate:.1f}% >= {args.fail_under:g}% required: the run passes\n")
+        rate, required, shown, shown_required = gate_figures(summary["passed"], summary["total"], args.fail_under)
+        if rate >= required:
+            out.write(f"gate: pass rate {shown}% >= {shown_required}% required: the run passes\n")
         else:
             out.write(
-                f"gate: pass rate {rate:.1f}% < {args.fail_under:g}% required: the run fails "
-                "(errors count as not passed)\n"
+                f"gate: pass rate {shown}% < {shown_required}% required: the run fails (errors count as not passed)\n"
             )
+            status = max(status, 1)
+    acceptable, judged = qa_counts(records) if args.fail_under_qa is not None else (0, 0)
+    if args.fail_under_qa is not None and skipped["reports"]:
+        out.write(
+            f"qa gate: not applied: {skipped['reports']} record(s) of the reports were skipped, "
+            "and the judge's rate without them says nothing about them\n"
+        )
+        status = 2
+    elif args.fail_under_qa is not None and not judged:
+        asked = sum(1 for record in records if record.get("qa") is not None)
+        what = f"the judge answered none of the {asked} asked with a confidence" if asked else "no judge was asked"
+        print(
+            f"{prog}: --fail-under-qa gates on the LLM judge's verdicts, and no record has one ({what}); "
+            "give reports of a run with a judge, or drop --fail-under-qa",
+            file=sys.stderr,
+        )
+        status = 2
+    elif args.fail_under_qa is not None:
+        rate, required, shown, shown_required = gate_figures(acceptable, judged, args.fail_under_qa)
+        side, outcome = (">=", "passes") if rate >= required else ("<", "fails")
+        out.write(
+            f"qa gate: judged-acceptable rate {shown}% {side} {shown_required}% required: the run {outcome} "
+            f"({acceptable} of the {judged} predictions the judge answered)\n"
+        )
+        if rate < required:
             status = max(status, 1)
     if comparison is not None and args.fail_on_regression and (skipped["reports"] or skipped["baseline"]):
         out.write(

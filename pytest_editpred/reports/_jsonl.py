@@ -28,7 +28,8 @@ from typing import Any, BinaryIO
 
 from .._exceptions import ConfigError
 from .._safe_json import check_depth
-from ._record import Record, RecordError, check_record
+from ._check import RecordError, check_record
+from ._record import Record
 
 __all__ = [
     "MAX_RECORD_BYTES",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from .._exceptions import ConfigError
@@ -23,7 +24,16 @@ from ._stats import (
     pass_hat_k_single,
 )
 
-__all__ = ["GROUPS", "by_example", "cursor_rate_line", "excluded", "group_lines", "rates_line", "trial_lines"]
+__all__ = [
+    "GROUPS",
+    "by_example",
+    "cursor_rate_line",
+    "excluded",
+    "gate_figures",
+    "group_lines",
+    "rates_line",
+    "trial_lines",
+]
 
 #: What ``--editpred-group-by`` can group by.
 GROUPS = ("repository", "tag")
@@ -174,3 +184,22 @@ def group_lines(records: Sequence[Record], group: str) -> list[str]:
         mean += f" ({left_out})" if left_out and chrf else ""
         lines.append(f"  {name:<30} {passed}/{len(members)} passed ({100 * passed / len(members):.0f}%){mean}")
     return lines
+
+
+def gate_figures(passed: int, total: int, fail_under: float) -> tuple[Fraction, Fraction, str, str]:
+    """The gate's rate and threshold, exact, and as printed: the threshold as the user
+    wrote it, the rate with the fewest decimals (at least one) that keep it on its
+    side of the threshold (never ``55.2% < 55.2%``)."""
+    rate = Fraction(100 * passed, total) if total else Fraction(0)
+    required = Fraction(repr(float(fail_under)))  # the decimal that was typed, not its binary neighbour
+    shown_required = f"{fail_under:g}" if Fraction(f"{fail_under:g}") == required else repr(float(fail_under))
+    digits = 1
+    while True:  # ends: a rate that differs from the threshold does so by some decimal
+        scaled = round(rate * 10**digits)  # exact decimal rounding, no float on the way
+        rounded = Fraction(scaled, 10**digits)
+        if (rounded >= required) == (rate >= required) and (rounded == required) == (rate == required):
+            break
+        digits += 1
+    whole, fraction = divmod(abs(scaled), 10**digits)
+    shown = f"{'-' if scaled < 0 else ''}{whole}.{fraction:0{digits}d}"
+    return rate, required, shown, shown_required

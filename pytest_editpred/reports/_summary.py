@@ -9,8 +9,9 @@ metric applies" is None when it applies to none, and then left out of the JSON.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -22,13 +23,22 @@ from ..metrics import (
     PredictionScore,
     format_context_report,
 )
+from ._qa import qa_averages, qa_cells
 
 if TYPE_CHECKING:
-    from ._record import Record
+    from ._record import Record, RecordedQa
 
 CONTEXT_SUMMARY_FIELDS = tuple(f.name for f in fields(ContextSummary))
 
-__all__ = ["SUMMARY_JSON_FIELDS", "EvalRow", "Summary", "eval_rows", "format_eval_report", "percentile"]
+__all__ = [
+    "SUMMARY_JSON_FIELDS",
+    "EvalRow",
+    "Summary",
+    "eval_rows",
+    "format_eval_report",
+    "percentile",
+    "summary_json_text",
+]
 
 # SummaryJson fields serialised with ``skip_serializing_if = "Option::is_none"``.
 _SKIP_IF_NONE = frozenset(
@@ -61,7 +71,8 @@ class Summary:
     """Zed's ``SummaryJson``, field for field; rates are fractions (0–1), the
     chrF average is on its own 0–100 scale.
 
-    The QA fields exist for parity and stay None: this package runs no QA model.
+    The QA fields are Zed's averages of the LLM judge's answers (``qa`` given to
+    :meth:`from_scores`), ``f32`` values as ``ep`` computes them; None without any.
     The editable-context fields (v1.15's names) are ``context``'s
     (:class:`~pytest_editpred.metrics.ContextSummary`), written flat after the
     others; they are set when some prediction's score carries a context coverage.
@@ -98,7 +109,9 @@ class Summary:
     context: ContextSummary = ContextSummary()  # its fields are written flat, last
 
     @classmethod
-    def from_scores(cls, scores: Sequence[PredictionScore]) -> Summary:
+    def from_scores(cls, scores: Sequence[PredictionScore], qa: Iterable[Mapping[str, object] | None] = ()) -> Summary:
+        """The summary of the scored predictions; ``qa``: their LLM judge's answers,
+        the record's ``qa`` of each score row (:func:`~._qa.qa_averages`)."""
         exact = ClassificationMetrics(
             sum(s.exact_lines_tp for s in scores),
             sum(s.exact_lines_fp for s in scores),
@@ -115,6 +128,7 @@ class Summary:
         context = ContextSummary.from_results(
             ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes) for s in scores
         )
+        qa_reverts, qa_confidence = qa_averages(qa)
         return cls(
             total_examples=len(scores),
             avg_delta_chr_f=_mean([s.delta_chr_f for s in scores]),
@@ -132,8 +146,8 @@ class Summary:
             exact_lines_recall=exact.recall,
             exact_lines_f1=exact.f1,
             avg_reversal_ratio=_mean([s.reversal_ratio for s in scores]),
-            qa_avg_reverts_edits=None,
-            qa_avg_confidence=None,
+            qa_avg_reverts_edits=qa_reverts,
+            qa_avg_confidence=qa_confidence,
             cursor_exact_match_rate=_mean_or_none([1.0 if s.cursor_exact_match else 0.0 for s in cursor_set]),
             cursor_avg_distance=_mean_or_none(distances),
             cursor_total_evaluated=len(cursor_set) or None,
@@ -160,6 +174,27 @@ class Summary:
 
 SUMMARY_JSON_FIELDS = tuple(f.name for f in fields(Summary) if f.name != "context") + CONTEXT_SUMMARY_FIELDS
 
+#: The SummaryJson fields ``ep`` writes as ``f32``, in their shortest ``f32`` text.
+_FLOAT32_FIELDS = frozenset({"qa_avg_reverts_edits", "qa_avg_confidence"})
+
+
+def summary_json_text(data: Mapping[str, int | float | None]) -> str:
+    """The SummaryJson file's text: ``json.dumps(data, indent=2)``, except that the
+    ``f32`` fields are written as serde writes an ``f32`` (``0.6666667``, where Python
+    would write the same number as ``0.6666666865348816``), so the file holds the
+    digits ``ep eval --summary-json`` writes."""
+    from ._float32 import float32_text
+
+    if not data:
+        return "{}"
+    lines = [
+        f"  {json.dumps(key)}: "
+        + (float32_text(value) if key in _FLOAT32_FIELDS and isinstance(value, float) else json.dumps(value))
+        for key, value in data.items()
+    ]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
 # ------------------------------------------------------------------------------ report
 
 _WIDTH = 101
@@ -182,11 +217,13 @@ def percentile(sorted_values: Sequence[int], p: float) -> int:
 class EvalRow(NamedTuple):
     """One prediction of the ``ep eval`` table. ``expected_cursor``: whether its best
     expected patch marks a cursor in the cursor file (the record's field); None when
-    not known (a record of an older version), and then Zed's rule counts the cursor."""
+    not known (a record of an older version), and then Zed's rule counts the cursor.
+    ``qa``: the LLM judge's answer on it (the record's ``qa``), None when not asked."""
 
     name: str
     score: PredictionScore
     expected_cursor: bool | None = None
+    qa: RecordedQa | None = None
 
 
 def eval_rows(records: Iterable[Record]) -> list[EvalRow]:
@@ -197,6 +234,7 @@ def eval_rows(records: Iterable[Record]) -> list[EvalRow]:
             r["name"] if r.get("trial") in (1, None) else f"{r['name']}[t{r['trial']}]",
             PredictionScore.from_dict(r["metrics"]),
             r.get("expected_cursor"),
+            r.get("qa"),
         )
         for r in records
         if r.get("metrics")
@@ -228,9 +266,10 @@ def _cursor_cell(row: EvalRow) -> str:
 
 def _row(row: EvalRow) -> str:
     score = row.score
+    reverts, confidence = qa_cells(row.qa)
     return (
         f"{_truncate(row.name):<40} {score.delta_chr_f:>8.2f} {score.braces_disbalance:>5} "
-        f"{score.exact_lines.f1 * 100:>6.1f}% {score.reversal_ratio * 100:>6.1f}% "
+        f"{score.exact_lines.f1 * 100:>6.1f}% {score.reversal_ratio * 100:>6.1f}% {reverts:>7} {confidence:>7} "
         f"{_cursor_cell(row):>6} {'✗' if score.wrong_editable_region else '':>5}"
     )
 
@@ -242,7 +281,8 @@ def _percent_cell(rate: float | None) -> str:
 def format_eval_report(
     rows: Sequence[EvalRow], limit: int = 20, verbose: bool = False, *, context_only: bool = False
 ) -> str:
-    """The ``ep eval`` table (§4.9) for the rows, without the QA columns; with
+    """The ``ep eval`` table (§4.9, and zed-qa-repair.md §5 for QaRev and QaConf,
+    the LLM judge's answers: ``-`` where none was asked) for the rows; with
     ``context_only``, ``ep eval --context-only``'s table of the context coverage
     instead (:func:`~pytest_editpred.metrics.format_context_report`).
 
@@ -258,21 +298,26 @@ def format_eval_report(
     """
     if context_only:
         results = [
-            (name, ContextEvaluation(s.editable_context_coverage, s.retrieved_context_bytes)) for name, s, _ in rows
+            (row.name, ContextEvaluation(row.score.editable_context_coverage, row.score.retrieved_context_bytes))
+            for row in rows
         ]
         return format_context_report(results, limit=limit, verbose=verbose)
     lines = [
         _SEPARATOR,
-        (f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} {'Cursor':>6} {'WrgER':>5}"),
+        (
+            f"{'Example':<40} {'DeltaChrF':>8} {'Brace':>5} {'F1':>7} {'Revert':>7} {'QaRev':>7} {'QaConf':>7} "
+            f"{'Cursor':>6} {'WrgER':>5}"
+        ),
         _SEPARATOR,
     ]
     shown = rows if verbose else rows[:limit]
     lines.extend(_row(row) for row in shown)
     if len(shown) < len(rows):
-        lines.append(f"... and {len(rows) - len(shown)} more (use --verbose to see all {len(rows)} examples)")
+        more = f"... and {len(rows) - len(shown)} more"
+        lines.append(f"{more:<40} (use --verbose to see all {len(rows)} examples)")
     lines.append(_SEPARATOR)
     if rows:
-        lines.extend(_totals(Summary.from_scores([row.score for row in rows]), rows))
+        lines.extend(_totals(Summary.from_scores([row.score for row in rows], [row.qa for row in rows]), rows))
     return "\n".join(lines) + "\n"
 
 
@@ -295,15 +340,22 @@ def _cursor_totals(rows: Sequence[EvalRow]) -> tuple[str, str | None]:
 
 
 def _totals(summary: Summary, rows: Sequence[EvalRow]) -> list[str]:
+    from ._float32 import float32
+
     scores = [row.score for row in rows]
     cursor_cell, cursor_line = _cursor_totals(rows)
+    # The QA averages are f32 (§5.3), and so is their product by 100 in ep eval.
+    reverts = summary.qa_avg_reverts_edits
+    reverts_cell = "-" if reverts is None else f"{float32(reverts * 100):.1f}%"
+    confidence_cell = "-" if summary.qa_avg_confidence is None else f"{summary.qa_avg_confidence:.1f}"
+    wrong_region = summary.wrong_editable_region_rate
     out = [
         (
             f"{'TOTAL / AVERAGE':<40} {summary.avg_delta_chr_f:>8.2f} "
             f"{summary.avg_braces_disbalance:>5.1f} {summary.exact_lines_f1 * 100:>6.1f}% "
-            f"{summary.avg_reversal_ratio * 100:>6.1f}% "
+            f"{summary.avg_reversal_ratio * 100:>6.1f}% {reverts_cell:>7} {confidence_cell:>7} "
             f"{cursor_cell:>6} "
-            f"{_percent_cell(summary.wrong_editable_region_rate):>5}"
+            f"{'-' if wrong_region is None else f'{wrong_region * 100:.2f}%':>5}"
         ),
         _SEPARATOR,
         (
