@@ -168,18 +168,16 @@ OPTIONS: tuple[Option, ...] = (
         unit="bytes",
     ),
     Option(
-        "judge",
+        "qa",
         "ask a judge model about every prediction that changes something, as Zed's ep qa: openai "
         "(Zed's backend: chat completions, max_completion_tokens), openai-chat (max_tokens: llama.cpp, "
         "vLLM, Ollama), anthropic, or an installed provider that can judge; never changes an outcome",
     ),
-    Option("judge_model", "the judge's model (Zed: gpt-5.2, claude-sonnet-4-5)"),
-    Option("judge_base_url", "the judge's server (default: --editpred-base-url)"),
-    Option(
-        "judge_api_key_env", "the environment variable holding the judge's API key (default: --editpred-api-key-env)"
-    ),
-    Option("judge_template", "the judge's prompt template (Zed's qa.md gives Zed's prompt)", kind="path"),
-    Option("judge_max_tokens", "the judge's answer budget (Zed: 1024)", kind="int", default=1024, low=1, unit="tokens"),
+    Option("qa_model", "the judge's model (Zed: gpt-5.2, claude-sonnet-4-5)"),
+    Option("qa_base_url", "the judge's server (default: --editpred-base-url)"),
+    Option("qa_api_key_env", "the environment variable holding the judge's API key (default: --editpred-api-key-env)"),
+    Option("qa_template", "the judge's prompt template (Zed's qa.md gives Zed's prompt)", kind="path"),
+    Option("qa_max_tokens", "the judge's answer budget (Zed: 1024)", kind="int", default=1024, low=1, unit="tokens"),
 )
 
 #: Options of the reports and the verdict's extras (metrics, trials, files, gates).
@@ -555,22 +553,22 @@ def settings_from(config: OptionSource, response_cache_dir: Callable[[], Path | 
 
 
 def judge_from(config: OptionSource, settings: Settings) -> tuple[str, Settings, Path | None] | None:
-    """``--editpred-judge``: its name, its settings (the run's transport, retries,
+    """``--editpred-qa``: its name, its settings (the run's transport, retries,
     cache and limits; its own model, server, key and answer budget; no sampling
     option, as Zed sends none) and its template file; None when no judge is asked."""
     from dataclasses import replace
 
-    name = get(config, "judge")
+    name = get(config, "qa")
     if not name:
         return None
-    template = get(config, "judge_template")
+    template = get(config, "qa_template")
     judge = replace(
         settings,
         provider=str(name),
-        model=get(config, "judge_model"),
-        base_url=get(config, "judge_base_url") or settings.base_url,
-        api_key_env=get(config, "judge_api_key_env") or settings.api_key_env,
-        max_tokens=get(config, "judge_max_tokens"),
+        model=get(config, "qa_model"),
+        base_url=get(config, "qa_base_url") or settings.base_url,
+        api_key_env=get(config, "qa_api_key_env") or settings.api_key_env,
+        max_tokens=get(config, "qa_max_tokens"),
         stop=(),
         extra_body={},
         replay_path=None,

@@ -126,7 +126,7 @@ def _prepare(config: pytest.Config) -> None:
 
 
 def _start_judge(config: pytest.Config) -> None:
-    """Build ``--editpred-judge`` before the first example: a judge that cannot be
+    """Build ``--editpred-qa`` before the first example: a judge that cannot be
     built is one usage error (on the controller; a worker leaves it to it)."""
     from ._exceptions import ConfigError
 

@@ -1,4 +1,4 @@
-"""``--editpred-judge``: Zed's LLM judge asked about every prediction of a run, on a
+"""``--editpred-qa``: Zed's LLM judge asked about every prediction of a run, on a
 real loopback server, with the predictions made by a conftest's own completion (so
 the only requests the server sees are the judge's)."""
 
@@ -42,8 +42,8 @@ def _examples(project: Project) -> None:
 def _run(project: Project, server: LLMServer, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     report = project.pytester.path / "run.jsonl"
     result = project.pytester.runpytest(
-        "evals", "--editpred-judge=openai-chat", f"--editpred-judge-base-url={server.url}",
-        "--editpred-judge-model=judge-model", f"--editpred-report={report}",
+        "evals", "--editpred-qa=openai-chat", f"--editpred-qa-base-url={server.url}",
+        "--editpred-qa-model=judge-model", f"--editpred-report={report}",
         f"--editpred-response-cache-dir={project.pytester.path / 'responses'}", *extra,
     )  # fmt: skip
     records = {r["name"]: r for r in map(json.loads, report.read_text().splitlines())}
@@ -79,7 +79,7 @@ def test_the_judge_is_asked_about_each_change_and_never_changes_an_outcome(
 def test_zeds_backend_names_and_budget(project: Project, llm_server: LLMServer) -> None:
     _examples(project)
     llm_server.answer(VERDICT)
-    _run(project, llm_server, "--editpred-judge=openai", "--editpred-judge-max-tokens=64")
+    _run(project, llm_server, "--editpred-qa=openai", "--editpred-qa-max-tokens=64")
     assert {tuple(sorted(r.body)) for r in llm_server.requests} == {("max_completion_tokens", "messages", "model")}
     assert llm_server.requests[0].body["max_completion_tokens"] == 64
     assert llm_server.requests[0].path == "/v1/chat/completions"
@@ -139,12 +139,12 @@ def test_a_template_file_is_used_and_a_bad_one_is_a_usage_error(project: Project
     template.write_text(
         "HISTORY\n{edit_history}\nFILE\n{cursor_excerpt}\nPATCH\n{actual_patch_word_diff}\nJSON please\n"
     )
-    _run(project, llm_server, f"--editpred-judge-template={template}")
+    _run(project, llm_server, f"--editpred-qa-template={template}")
     assert llm_server.requests[0].body["messages"][0]["content"].startswith("HISTORY\n--- a")
     template.write_text("no placeholders\n")
     result = project.pytester.runpytest(
-        "evals", "--editpred-judge=openai-chat", f"--editpred-judge-base-url={llm_server.url}",
-        "--editpred-judge-model=m", f"--editpred-judge-template={template}",
+        "evals", "--editpred-qa=openai-chat", f"--editpred-qa-base-url={llm_server.url}",
+        "--editpred-qa-model=m", f"--editpred-qa-template={template}",
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.startswith("ERROR:")]
@@ -155,11 +155,11 @@ def test_a_template_file_is_used_and_a_bad_one_is_a_usage_error(project: Project
 def test_a_judge_without_a_model_is_one_usage_error(project: Project, llm_server: LLMServer) -> None:
     _examples(project)
     result = project.pytester.runpytest(
-        "evals", "--editpred-judge=openai-chat", f"--editpred-judge-base-url={llm_server.url}"
+        "evals", "--editpred-qa=openai-chat", f"--editpred-qa-base-url={llm_server.url}"
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["ERROR: editpred: the judge 'openai-chat' needs a model name", "*--editpred-judge-model*"]
+        ["ERROR: editpred: the judge 'openai-chat' needs a model name", "*--editpred-qa-model*"]
     )
     assert not llm_server.requests
 

@@ -90,7 +90,7 @@ class Reporter:
         # Context retrieval's problems (a language server missing, dead or hung),
         # each once, from every worker.
         self.context_warnings: dict[str, None] = {}
-        # The judge's problems (--editpred-judge), each once, from every worker.
+        # The judge's problems (--editpred-qa), each once, from every worker.
         self.judge_warnings: dict[str, None] = {}
         # Failed reports that are not examples' (unit tests, collection errors): the
         # pass-rate gate is about examples and must not turn these into a pass.
@@ -386,7 +386,7 @@ class Reporter:
             terminalreporter.write_line(line, yellow=True, bold=True)
 
     def _judge_lines(self) -> list[str]:
-        """``--editpred-judge``'s warnings: each problem once, and how many answers
+        """``--editpred-qa``'s warnings: each problem once, and how many answers
         were not Zed's JSON (the items' ``qa.error``; ``qa.response`` keeps the text)."""
         from .._clip import escape_controls
         from ..qa import PARSE_ERROR

@@ -114,7 +114,7 @@ class Run:
     retrieval: tuple[str, ...] | None = ("lsp",)
     _retriever: Any = None
     _told: set[str] = field(default_factory=set)
-    # --editpred-judge: the second opinion on each prediction (start_judge), or None.
+    # --editpred-qa: the judge's second opinion on each prediction (start_judge), or None.
     second_opinion: Any = None
 
     # --------------------------------------------------------------- provider
@@ -142,7 +142,7 @@ class Run:
         return self._provider
 
     def start_judge(self) -> Any:
-        """``--editpred-judge``'s :class:`~.second_opinion.SecondOpinion`, built on
+        """``--editpred-qa``'s :class:`~.second_opinion.SecondOpinion`, built on
         first use (None when no judge is asked): a judge that cannot be built (no
         model, no server, an unset key variable, a bad template) is one usage error."""
         if self.second_opinion is None and not self.context_only:

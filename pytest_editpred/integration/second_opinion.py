@@ -1,4 +1,4 @@
-"""The judge's second opinion on each prediction (``--editpred-judge``).
+"""The judge's second opinion on each prediction (``--editpred-qa``).
 
 A prediction that changes something is shown to the judge as Zed's ``ep qa`` shows
 it (:func:`pytest_editpred.qa.judge_prompt`: the edit history and the prediction as

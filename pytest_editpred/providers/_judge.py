@@ -36,7 +36,7 @@ from .transport import Endpoint, HTTPTransport, Secret, bearer_headers, malforme
 
 __all__ = ["JUDGES", "JudgeAnswer", "JudgeClient"]
 
-#: Zed's ``max_tokens`` for the judge (§2.1); ``--editpred-judge-max-tokens`` changes it.
+#: Zed's ``max_tokens`` for the judge (§2.1); ``--editpred-qa-max-tokens`` changes it.
 JUDGE_MAX_TOKENS = 1024
 
 
@@ -112,7 +112,7 @@ class JudgeClient:
     def __init__(self, settings: Settings, name: str, *, http: HTTPTransport | None = None) -> None:
         if not settings.model:
             raise ConfigError(
-                f"the judge {name!r} needs a model name", fix="Give --editpred-judge-model, the model that judges."
+                f"the judge {name!r} needs a model name", fix="Give --editpred-qa-model, the model that judges."
             )
         self.settings = settings
         self.name = name
