@@ -224,6 +224,16 @@ def test_the_display_example_byte_for_byte() -> None:
     assert '"qa_avg_reverts_edits": 0.0,\n  "qa_avg_confidence": 3.5,' in text
 
 
+def test_the_html_pages_summary_of_a_saved_run_has_the_judges_averages() -> None:
+    """``editpred report --html`` summarises a saved run as the run did: the judge's
+    averages pair each scored record with its own answer."""
+    from pytest_editpred.reports._viewer import summary_of
+
+    records = [check_record(r, complete=True) for r in display_records()]
+    data = summary_of(records)
+    assert (data["qa_avg_reverts_edits"], data["qa_avg_confidence"]) == (0.0, 3.5)
+
+
 def test_the_total_row_rounds_through_float32() -> None:
     # 2 of 3 revert: f32(2/3) * 100 in f32 is 66.66667 (66.7%); 3 confidences 4, 4, 5:
     # 13/3 cast to f32, 4.3333335 (4.3).

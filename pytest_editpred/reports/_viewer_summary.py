@@ -38,16 +38,19 @@ def _summary_of(records: Sequence[Record]) -> dict[str, Any]:
     total = len(records) - counts["skipped"]
     data: dict[str, Any] = {}
     scores = []
+    answers: list[Mapping[str, object] | None] = []  # the LLM judge's, one per score (the run's pairing)
     for record in records:
         metrics = record.get("metrics")
         if metrics and isinstance(metrics, Mapping):
             try:
                 scores.append(PredictionScore.from_dict(metrics))
             except (KeyError, TypeError, ValueError):  # a record of an older version, or of elsewhere
-                pass
+                continue
+            qa = record.get("qa")
+            answers.append(qa if isinstance(qa, Mapping) else None)
     if scores:
         try:
-            data.update(Summary.from_scores(scores).to_summary_json())
+            data.update(Summary.from_scores(scores, answers).to_summary_json())
         except (TypeError, ValueError):  # records of an older version, metrics incomplete
             pass
     data.update(counts, total=total, pass_rate=counts["passed"] / total if total else None)
