@@ -21,6 +21,8 @@ from pytest_editpred import Prediction
 @pytest.fixture(scope="session")
 def editpred_completion():
     def complete(request):
+        if "huge" in request.example.name:  # a model that writes 500 lines
+            return Prediction(text=request.text + "".join(f"x_{i} = {i}\\n" for i in range(500)))
         if "same" in request.example.name:
             return Prediction(text=request.text)  # no change: nothing to judge
         if "right" in request.example.name:
@@ -169,3 +171,14 @@ def test_no_judge_asked_no_qa(project: Project, llm_server: LLMServer, tmp_path:
     report = project.pytester.path / "run.jsonl"
     project.pytester.runpytest("evals", f"--editpred-report={report}").assert_outcomes(passed=1, failed=2)
     assert all(json.loads(line)["qa"] is None for line in report.read_text().splitlines())
+
+
+def test_a_prediction_too_large_for_the_word_diff_is_not_sent(project: Project, llm_server: LLMServer) -> None:
+    _examples(project)
+    project.example("calc--huge", SUB)
+    llm_server.answer(VERDICT)
+    result, records = _run(project, llm_server)
+    result.assert_outcomes(passed=1, failed=3)
+    error = records["calc--huge"]["qa"]["error"]
+    assert error.startswith("not judged: the prediction and the edit history change 50") and "400" in error
+    assert len(llm_server.requests) == 2  # the other two changes only

@@ -24,7 +24,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .runner import Prepared
 
-__all__ = ["SecondOpinion", "judge_patch"]
+__all__ = ["MAX_JUDGED_LINES", "SecondOpinion", "judge_patch"]
+
+#: The most changed lines (``+``/``-`` lines of the predicted patch and the edit
+#: history together) the judge is shown. Zed's word diff is Myers' on tokens, O((N+M)·D)
+#: in pure Python here: a few changed lines cost milliseconds, but a run of 300 lines
+#: rewritten whole costs 11 s (bench/bench_word_diff.py). Past this bound the item's
+#: ``qa.error`` says so and no request is made, so no answer of a model can hold a run
+#: for minutes.
+MAX_JUDGED_LINES = 400
+
+
+def _changed_lines(diff: str) -> int:
+    return sum(1 for line in diff.split("\n") if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
 
 
 def judge_patch(prepared: Prepared) -> str | None:
@@ -76,8 +88,17 @@ class SecondOpinion:
             prediction = prepared.prediction
             prompt = prediction.extra.get("prompt") if prediction is not None else None
             request = prepared.scene.request(prepared.item.trial)
+            inputs = build_input(request)
+            changed = _changed_lines(patch) + sum(_changed_lines(event.diff) for event in inputs.events)
+            if changed > MAX_JUDGED_LINES:
+                prepared.qa = {
+                    "error": f"not judged: the prediction and the edit history change {changed} lines, more than "
+                    f"the {MAX_JUDGED_LINES} the judge's word diff is given (it grows with the square of a "
+                    "rewritten run)"
+                }
+                return prepared
             text = judge_prompt(
-                build_input(request),
+                inputs,
                 patch,
                 prompt=prompt if isinstance(prompt, str) else None,
                 template=self.template,
