@@ -116,6 +116,7 @@ class Run:
     _told: set[str] = field(default_factory=set)
     # --editpred-qa: the judge's second opinion on each prediction (start_judge), or None.
     second_opinion: Any = None
+    _judge_read: bool = False
 
     # --------------------------------------------------------------- provider
 
@@ -145,7 +146,8 @@ class Run:
         """``--editpred-qa``'s :class:`~.second_opinion.SecondOpinion`, built on
         first use (None when no judge is asked): a judge that cannot be built (no
         model, no server, an unset key variable, a bad template) is one usage error."""
-        if self.second_opinion is None and not self.context_only:
+        if self.second_opinion is None and not self.context_only and not self._judge_read:
+            self._judge_read = True  # read once: a run without a judge does no judge work per item
             from . import options
 
             judge = options.judge_from(self.config, self.settings)
