@@ -27,6 +27,7 @@ SUBCOMMANDS = (
     "._truncate_patch",
     "._filter_languages",
     "._prompt",
+    "._judge",
     "._context",
     "._report",
 )
