@@ -181,7 +181,7 @@ def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, An
     from ..corpus import SceneBuilder
     from ..providers import JudgeClient
     from ..qa import load_judge_template
-    from ._judging import example_path
+    from ._records import example_path
     from ._run_options import run_options
 
     examples = {example_path(record, report) for report, records in reports for record in records}

@@ -17,13 +17,12 @@ records it cost; the others (nothing to judge) are only counted.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROBLEMS", "REASONS", "Judged", "Task", "ask_all", "example_path", "plan"]
+__all__ = ["PROBLEMS", "REASONS", "Judged", "Task", "ask_all", "plan"]
 
 #: Why a record is written without a new verdict. The first three are no problem.
 REASONS = (
@@ -66,13 +65,6 @@ def _done(record: Mapping[str, Any]) -> bool:
     return isinstance(qa, Mapping) and qa.get("confidence") is not None
 
 
-def example_path(record: Mapping[str, Any], report: Path) -> Path:
-    """The example file: as the record names it (a run writes it absolute), else
-    relative to the report's folder."""
-    path = Path(str(record.get("path") or ""))
-    return path if path.is_absolute() else report.parent / path
-
-
 def plan(
     reports: Sequence[tuple[Path, list[dict[str, Any]]]],
     *,
@@ -87,12 +79,11 @@ def plan(
     returned :class:`Judged`; each problem told through ``problem(where, message,
     fix)``). ``scene_of`` builds an example's scene (:class:`~..corpus.SceneBuilder`)."""
     from .._exceptions import EditPredError
-    from ..corpus import named_examples
+    from ._records import Found, RecordExamples, predicted_patch
 
     judged = Judged()
     tasks: list[Task] = []
-    files: dict[Path, dict[str, Any] | EditPredError] = {}
-    scenes: dict[tuple[Path, str], Any] = {}
+    examples = RecordExamples(scene_of, max_example_bytes)
     seen = 0
     for report, records in reports:
         for index, record in enumerate(records):
@@ -106,80 +97,34 @@ def plan(
             if patch is None and text is None:
                 judged.skip("no prediction")
                 continue
-            if patch is not None and not patch.strip():
+            if patch is not None and not str(patch).strip():
                 judged.skip("changes nothing")
                 continue
-            path = example_path(record, report)
-            key = path.resolve() if path.exists() else path
-            if key not in files:
-                try:
-                    files[key] = _examples_of(key, max_example_bytes, named_examples)
-                except EditPredError as error:
-                    files[key] = error
-            examples = files[key]
-            if isinstance(examples, EditPredError):
-                judged.skip("example file gone")
-                problem(where, f"its example {path} cannot be read: {examples.reason}", examples.fix)
+            example = examples.example(record, report)
+            scene = examples.scene(record, report, example) if not isinstance(example, Found) else example
+            if isinstance(scene, Found):
+                judged.skip(scene.reason)
+                problem(where, scene.message, scene.fix)
                 continue
-            name = str(record.get("name") or "")
-            example = examples.get(name)
-            if example is None:
-                judged.skip("example not in its file")
-                problem(
-                    where,
-                    f"its example file {path} has no example named {name!r}",
-                    "Judge the report of a run of the example files as they are now, or run them again.",
-                )
+            patch = predicted_patch(record, scene)
+            if patch is None:
+                judged.skip("changes nothing")
                 continue
             try:
-                if (key, name) not in scenes:
-                    scenes[(key, name)] = scene_of(example)
-                scene = scenes[(key, name)]
-            except EditPredError as error:
-                judged.skip("scene not rebuilt")
-                problem(where, f"its example {path}: {error.reason}", error.fix)
-                continue
-            try:
-                prompt = _prompt(record, scene, patch, text, template)
+                prompt = _prompt(record, scene, patch, template)
             except EditPredError as error:
                 judged.skip("prompt not built")
                 problem(where, f"no judge prompt: {error.reason}", error.fix)
-                continue
-            if prompt is None:
-                judged.skip("changes nothing")
                 continue
             tasks.append(Task(report, index, prompt))
     return tasks, judged
 
 
-def _examples_of(path: Path, max_bytes: int, named_examples: Any) -> dict[str, Any]:
-    """The readable examples of ``path`` by the name a run gives them; an
-    :class:`ExampleError` for a file that is gone or cannot be read."""
-    from .._exceptions import ExampleError
-
-    if not path.is_file() or not os.access(path, os.R_OK):
-        raise ExampleError(
-            "no such file" if not path.exists() else "not a readable file",
-            fix="Run the judge where the run ran (the records name the example files), or restore the file.",
-        )
-    return {named.run_name: named.example for named in named_examples(path, max_bytes) if named.error is None}
-
-
-def _prompt(record: Mapping[str, Any], scene: Any, patch: str | None, text: str | None, template: str | None) -> Any:
-    """The judge's prompt for the record's prediction, as the run builds it; None
-    when the prediction's whole file equals the cursor file (nothing to judge)."""
-    from .._text import normalize_line_endings
+def _prompt(record: Mapping[str, Any], scene: Any, patch: str, template: str | None) -> str:
+    """The judge's prompt for the record's prediction, as the run builds it."""
     from ..qa import judge_prompt
-    from ..scene import unified_diff
     from ..zeta import build_input
 
-    if patch is None:
-        path = scene.cursor.path
-        before = scene.buffers.get(path, "")
-        after = normalize_line_endings(str(text))
-        if after == before:
-            return None
-        patch = unified_diff(path, path, before, after)
     trial = record.get("trial")
     kept = record.get("prompt")
     return judge_prompt(
