@@ -243,3 +243,18 @@ def test_the_judge_is_read_from_the_ini_file(
     assert status == 0, capsys.readouterr().err
     body = llm_server.requests[0].body
     assert body["model"] == "ini-model" and body["max_completion_tokens"] == 77
+
+
+def test_a_report_given_twice_is_judged_and_written_twice(
+    project: Project, llm_server: LLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _examples(project)
+    llm_server.answer(VERDICT)
+    report = _run(project)
+    out = project.pytester.path / "out.jsonl"
+    status, stdout, _ = _judge(capsys, llm_server, str(report), str(report), "-o", str(out), "--cache=off")
+    assert status == 0
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(written) == 6
+    assert sum(1 for r in written if r["qa"] is not None and r["qa"]["confidence"] == 4) == 4
+    assert "4 judged, 2 skipped (2 changes nothing), 4 acceptable; 6 records written" in stdout

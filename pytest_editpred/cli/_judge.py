@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for message, lost in failures.items():
         first = lost[0]
         others = f" and {len(lost) - 1} other record{'s' * (len(lost) > 2)}" if len(lost) > 1 else ""
-        record = dict(reports)[first.report][first.index]
+        record = reports[first.file][1][first.index]
         console.problem(
             f"{first.report}: record {record.get('nodeid') or record.get('name')}{others}",
             f"the judge ({client.name} {client.settings.model}) gave no answer: {message}",
@@ -203,7 +203,7 @@ def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, An
 
 
 def _write(
-    out: Path, reports: list[tuple[Path, list[dict[str, Any]]]], answers: dict[tuple[Path, int], str]
+    out: Path, reports: list[tuple[Path, list[dict[str, Any]]]], answers: dict[tuple[int, int], str]
 ) -> tuple[int, int]:
     """Every record to ``out`` (made whole beside it, then put in its place, so a
     failure leaves the old file), with its new verdict; the acceptable verdicts and
@@ -218,9 +218,9 @@ def _write(
     writer = JsonlReport(part)
     try:
         writer.open()
-        for report, records in reports:
+        for file, (_, records) in enumerate(reports):
             for index, record in enumerate(records):
-                text = answers.get((report, index))
+                text = answers.get((file, index))
                 if text is not None:
                     result = parse_judge_answer(text)
                     acceptable += result.acceptable is True

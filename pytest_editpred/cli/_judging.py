@@ -41,9 +41,11 @@ PROBLEMS = frozenset(REASONS[3:])
 
 @dataclass
 class Task:
-    """One record to judge: where it is (report file, index in it), its prompt."""
+    """One record to judge: where it is (the report, its place among the reports
+    given, the record's index in it), its prompt."""
 
     report: Path
+    file: int
     index: int
     prompt: str
 
@@ -52,7 +54,7 @@ class Task:
 class Judged:
     """The outcome of one command run: verdicts by record, and what was left."""
 
-    answers: dict[tuple[Path, int], str] = field(default_factory=dict)
+    answers: dict[tuple[int, int], str] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str) -> None:
@@ -85,7 +87,7 @@ def plan(
     tasks: list[Task] = []
     examples = RecordExamples(scene_of, max_example_bytes)
     seen = 0
-    for report, records in reports:
+    for file, (report, records) in enumerate(reports):
         for index, record in enumerate(records):
             seen += 1
             progress(seen)
@@ -116,7 +118,7 @@ def plan(
                 judged.skip("prompt not built")
                 problem(where, f"no judge prompt: {error.reason}", error.fix)
                 continue
-            tasks.append(Task(report, index, prompt))
+            tasks.append(Task(report, file, index, prompt))
     return tasks, judged
 
 
@@ -162,7 +164,7 @@ def ask_all(
                     failures.setdefault(" ".join(str(error.reason).split()), []).append(task)
                     judged.skip("judge gave no answer")
                 else:
-                    judged.answers[(task.report, task.index)] = answer.text
+                    judged.answers[(task.file, task.index)] = answer.text
                 done += 1
                 progress(done)
 
