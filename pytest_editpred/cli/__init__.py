@@ -27,6 +27,8 @@ SUBCOMMANDS = (
     "._truncate_patch",
     "._filter_languages",
     "._prompt",
+    "._judge",
+    "._distill",
     "._context",
     "._report",
 )

@@ -174,18 +174,14 @@ def _settings(args: argparse.Namespace) -> Any:
     """The run's settings for these examples: the ini file pytest would find, then
     the command line, read by the plugin's rules."""
     from .._exceptions import ConfigError
-    from .._options import IniOptions, get, limits_from, repo_cache_dir, repo_mappings, retrieval_from, settings_from
-    from ..corpus import PromptSettings, find_ini
+    from .._options import get, limits_from, repo_cache_dir, repo_mappings, retrieval_from, settings_from
+    from ..corpus import PromptSettings
+    from ._run_options import run_options
 
-    ini = find_ini(args.paths)
-    if ini.path is not None:
-        root = ini.path.parent
-    else:  # pytest's rootdir without an ini file: the examples' common folder
-        root = Path(os.path.commonpath([os.path.abspath(path.parent) for path in args.paths]))
-    source = IniOptions(option=args, inipath=ini.path, rootpath=root, ini=ini.values)
+    source, root = run_options(args.paths, args)
     if get(source, "context_only"):
         raise ConfigError(
-            f"ini editpred_context_only is set in {ini.path}: a run scores the context alone and asks no model, "
+            f"ini editpred_context_only is set in {source.inipath}: a run scores the context alone and asks no model, "
             "so it sends no prompt",
             fix="Show the prompt of a run that asks a model: unset editpred_context_only.",
         )

@@ -10,6 +10,7 @@ from ._languages import LanguageFilter, parse_list
 from ._lint import Finding, LintResult, lint, unusable
 from ._prompt import PromptSettings, Rendered, no_prompt, render_prompts
 from ._quality import RULE_NAMES, RULES, QualityFinding, Rule, quality_findings
+from ._scenes import NamedExample, SceneBuilder, named_examples
 from ._split import SplitResult, SplitSpec, parse_spec, split
 from ._stream import Item, Output, Problem, read_items
 from ._truncate import Truncated, truncate_patch
@@ -68,7 +69,10 @@ __all__ = [
     "Format",
     "LintResult",
     "LintSettings",
+    "NamedExample",
     "PromptSettings",
+    "SceneBuilder",
+    "named_examples",
     "Rendered",
     "SplitResult",
     "SplitSpec",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,58 +79,37 @@ def render_prompts(paths: Sequence[Path], settings: PromptSettings) -> Iterator[
     build a request (unknown provider or prompt format, no model name) or sends no
     prompt (:func:`no_prompt`); every other problem is its example's ``error``.
     """
-    from ..example import example_id, load_examples, unique_id
     from ..providers import reads_related_files, request_builder
-    from ..retrieval import needs_retrieval
-    from ..scene import RepositoryCache, build_scene
+    from ._scenes import SceneBuilder, named_examples
 
     build = request_builder(settings.provider)
     if build is None:
         raise no_prompt(settings.provider.provider)
-    repositories = RepositoryCache(
+    provider = settings.provider
+    overriding = _ConftestFinder(settings.root)
+    with SceneBuilder(
         settings.cache_dir,
         settings.mappings,
-        offline=True,
-        offline_by="editpred prompt",
-        offline_fill="run the example once with pytest (which fetches it)",
-    )
-    overriding = _ConftestFinder(settings.root)
-    retriever = None
-    if settings.retrieval is not None and reads_related_files(settings.provider):
-        from ..retrieval import ContextRetriever
-
-        provider = settings.provider
-        retriever = ContextRetriever(settings.retrieval, cache_dir=provider.cache_dir, cache_mode=provider.cache_mode)
-    try:
+        command="editpred prompt",
+        retrieval=settings.retrieval if reads_related_files(provider) else None,
+        response_cache=provider.cache_dir,
+        cache_mode=provider.cache_mode,
+    ) as scenes:
         for path in paths:
-            several = path.suffix.lower() == ".jsonl"
-            taken: set[str] = set()
             conftest = overriding.of(path)
-            for loaded in load_examples(path, max_bytes=settings.max_example_bytes):
-                if isinstance(loaded, EditPredError):
-                    line = loaded.line if several else None
-                    name = f"{path}::{unique_id(f'{path.stem}-{line - 1}', taken, path.stem)}" if line else str(path)
-                    yield Rendered(name, error=loaded.locate(path))
+            for named in named_examples(path, settings.max_example_bytes):
+                if named.error is not None:
+                    yield Rendered(named.name, error=named.error)
                     continue
-                name = f"{path}::{unique_id(example_id(loaded), taken, path.stem)}" if several else str(path)
                 if conftest is not None:
-                    yield Rendered(
-                        name, error=_answered_by(conftest, settings.provider.provider), answered_elsewhere=True
-                    )
+                    yield Rendered(named.name, error=_answered_by(conftest, provider.provider), answered_elsewhere=True)
                     continue
                 try:
-                    scene = build_scene(loaded, repositories)
-                    if retriever is not None and needs_retrieval(loaded):  # as a run does
-                        scene = replace(scene, example=replace(loaded, related_files=retriever(scene)))
-                    outgoing = build(scene.request(_TRIAL))
+                    outgoing = build(scenes.scene(named.example).request(_TRIAL))
                 except EditPredError as error:  # the scene, or a format that sends nothing here
-                    yield Rendered(name, error=error.locate(path, loaded.source.line))
+                    yield Rendered(named.name, error=error.locate(path, named.example.source.line))
                     continue
-                yield Rendered(name, outgoing=outgoing)
-    finally:
-        repositories.close()
-        if retriever is not None:
-            retriever.close()
+                yield Rendered(named.name, outgoing=outgoing)
 
 
 def _answered_by(conftest: tuple[Path, int], provider: str) -> ConfigError:

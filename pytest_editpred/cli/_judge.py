@@ -1,0 +1,236 @@
+"""``editpred judge REPORT.jsonl... -o OUT.jsonl --judge NAME --judge-model M``: Zed's
+``ep qa`` on a saved run.
+
+The run's ``--editpred-judge`` asks the judge while it predicts; this asks it
+afterwards, about the predictions a JSONL report kept, and makes no new prediction.
+Each record is judged as the run would have judged it (:mod:`._judging`); every
+record is written to OUT, in order, with its new ``qa`` or, when it was not judged,
+the ``qa`` it had. The judge's options are the run's, with the same names in the
+ini file (``editpred_judge``, ``editpred_judge_model``, ...), and its requests go
+through the run's transport and response cache, so a replay-only run
+(``--cache replay-only``) reads the answers a run cached and needs no judge server.
+
+Exit 0 when every record that could be judged was; 1 when some could not be (each
+said in one line: the record, what is wrong, the fix); 2 for a usage error, a report
+that cannot be read, or an output that cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ._console import Console
+
+__all__ = ["register", "run"]
+
+#: The run's options, each also taken by its short name (``--judge`` for
+#: ``--editpred-judge``) and, like a run, from the ini file.
+SHORT = (
+    "judge",
+    "judge_model",
+    "judge_base_url",
+    "judge_api_key_env",
+    "judge_template",
+    "judge_max_tokens",
+    "concurrency",
+    "cache",
+)
+#: The run's options taken by their pytest names only: where the examples'
+#: repositories and the responses are, and the transport's limits.
+TAKEN = ("repo", "cache_dir", "response_cache_dir", "timeout", "retries", "max_example_bytes", "max_response_bytes")
+
+DESCRIPTION = """\
+Ask a judge model about the predictions of a saved run (a JSONL report written by
+--editpred-report), as Zed's 'ep qa' does and as the run's --editpred-judge would
+have, and write the records to OUT with 'qa' filled. No prediction is made.
+
+A record is judged when its prediction changes something and its 'qa' has no
+confidence yet (Zed's rule: a verdict that could not be read is asked again; --force
+asks about every record). Its example's scene is rebuilt from the example file the
+record names, from the repository cache or a mapping (nothing is fetched). Every
+record is written, in order; one that is not judged keeps its 'qa', and the summary
+counts it under its reason.
+
+Settings come from the ini file pytest would use for the examples (editpred_judge,
+editpred_judge_model, editpred_judge_base_url, editpred_judge_api_key_env,
+editpred_judge_template, editpred_judge_max_tokens, editpred_repos,
+editpred_response_cache_dir, ...), overridden by the options. The response cache is
+the run's (default: pytest's cache folder under the rootdir), so --cache
+replay-only judges from a run's cached answers without a server.
+
+Exit status: 0 when every record that could be judged was; 1 when some could not be
+(each said in one line); 2 for a usage error, a report that cannot be read, or an
+output that cannot be written."""
+
+
+def register(subparsers: Any) -> None:
+    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
+
+    parser = subparsers.add_parser(
+        "judge",
+        help="ask a judge model about a saved run's predictions (Zed's ep qa) and write the records with qa",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("reports", metavar="REPORT", nargs="+", type=Path, help="a JSONL report of a run")
+    parser.add_argument("-o", "--output", type=Path, metavar="OUT", required=True, help="the .jsonl file to write")
+    parser.add_argument("--force", action="store_true", help="ask about records judged already too")
+    parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
+    for option in OPTIONS + REPORT_OPTIONS:
+        if option.name in SHORT:
+            parser.add_argument("--" + option.name.replace("_", "-"), option.flag, **argparse_kwargs(option))
+        elif option.name in TAKEN:
+            parser.add_argument(option.flag, **argparse_kwargs(option))
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    from .._exceptions import ConfigError, EditPredError
+    from ..reports import read_records
+    from ._judging import PROBLEMS, ask_all, plan
+
+    out: Path = args.output
+    refused = _refusal(out, args.overwrite)
+    if refused is not None:
+        console.problem(str(out), *refused)
+        return 2
+    reports: list[tuple[Path, list[dict[str, Any]]]] = []
+    malformed: list[str] = []
+    for path in args.reports:
+        try:
+            records = read_records(path, skip=malformed.append)
+        except ConfigError as error:
+            console.problem(error.path or str(path), error.reason, error.fix, line=error.line)
+            return 2
+        reports.append((path, [dict(record) for record in records]))
+    for line in malformed:  # "<file>:<line>: <what> (skipped)": the record is not written
+        console.problem(line.removesuffix(" (skipped)"), "skipped", "Mend the line, or drop it.")
+    try:
+        judge, scenes, limit = _judge(args, reports)
+    except EditPredError as error:
+        console.problem(error.path or "editpred judge", error.reason, error.fix or None, line=error.line)
+        return 2
+    client, template = judge
+    total = sum(len(records) for _, records in reports)
+    try:
+        tasks, judged = plan(
+            reports,
+            force=args.force,
+            template=template,
+            scene_of=scenes.scene,
+            max_example_bytes=limit,
+            problem=console.problem,
+            progress=lambda n: console.progress(n, total, "reading"),
+        )
+    finally:
+        scenes.close()
+    failures = ask_all(
+        client,
+        tasks,
+        client.settings.concurrency,
+        judged,
+        lambda n: console.progress(n, len(tasks), "judging"),
+    )
+    for message, lost in failures.items():
+        first = lost[0]
+        others = f" and {len(lost) - 1} other record{'s' * (len(lost) > 2)}" if len(lost) > 1 else ""
+        record = reports[first.file][1][first.index]
+        console.problem(
+            f"{first.report}: record {record.get('nodeid') or record.get('name')}{others}",
+            f"the judge ({client.name} {client.settings.model}) gave no answer: {message}",
+            "Check the judge's server, model and key (--judge-base-url, --judge-model, --judge-api-key-env), "
+            "or its cache (--cache), and run again: the records judged are kept.",
+        )
+    try:
+        acceptable, unreadable = _write(out, reports, judged.answers)
+    except OSError as error:
+        console.problem(str(out), f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
+        return 2
+    if unreadable:
+        console.warning(
+            str(out),
+            f"{unreadable} answer{'s were' if unreadable > 1 else ' was'} not the judge's JSON "
+            "(qa.error; asked again next time)",
+        )
+    skipped = sum(judged.skipped.values())
+    reasons = ", ".join(f"{n} {reason}" for reason, n in judged.skipped.items())
+    console.summary(
+        f"judge: {len(judged.answers)} judged, {skipped} skipped" + (f" ({reasons})" if reasons else "")
+        + f", {acceptable} acceptable; {total} record{'s' * (total != 1)} written to {out}"
+    )  # fmt: skip
+    return 1 if console.problems or any(reason in PROBLEMS for reason in judged.skipped) else 0
+
+
+def _refusal(out: Path, overwrite: bool) -> tuple[str, str] | None:
+    from ..corpus import output_refusal
+
+    if out.suffix.lower() != ".jsonl":
+        return "is not a .jsonl file", "Name a .jsonl file for the judged records."
+    if out.exists() and not out.is_symlink() and not out.is_dir() and not overwrite:
+        return "it exists", "Name a new output, or pass --overwrite to write over it."
+    return output_refusal(out, folder=False, force=overwrite)
+
+
+def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, Any]]]]) -> tuple[Any, Any, int]:
+    """The judge (client and template), the scene builder and the example size
+    limit, from the run's settings for these records' examples."""
+    from .._exceptions import ConfigError
+    from .._options import judge_from, limits_from, repo_cache_dir, repo_mappings, settings_from
+    from ..corpus import SceneBuilder
+    from ..providers import JudgeClient
+    from ..qa import load_judge_template
+    from ._records import example_path
+    from ._run_options import run_options
+
+    examples = {example_path(record, report) for report, records in reports for record in records}
+    present = [path for path in examples if path.exists()] or [path for path, _ in reports]
+    source, root = run_options(present, args)
+    # A run's response cache without ini editpred_response_cache_dir: pytest's cache folder.
+    settings = settings_from(source, lambda: root / ".pytest_cache" / "d" / "editpred-responses")
+    judge = judge_from(source, settings)
+    if judge is None:
+        raise ConfigError(
+            "no judge named",
+            fix="Give --judge NAME (openai, openai-chat, anthropic) and --judge-model, or ini editpred_judge.",
+        )
+    name, judge_settings, template = judge
+    client = JudgeClient(judge_settings, name)
+    text = load_judge_template(template) if template is not None else None
+    scenes = SceneBuilder(repo_cache_dir(source), repo_mappings(source), command="editpred judge")
+    return (client, text), scenes, limits_from(source).max_example_bytes
+
+
+def _write(
+    out: Path, reports: list[tuple[Path, list[dict[str, Any]]]], answers: dict[tuple[int, int], str]
+) -> tuple[int, int]:
+    """Every record to ``out`` (made whole beside it, then put in its place, so a
+    failure leaves the old file), with its new verdict; the acceptable verdicts and
+    the unreadable answers among the new ones. ``OSError`` when it cannot be written."""
+    import os
+
+    from ..qa import PARSE_ERROR, parse_judge_answer
+    from ..reports import JsonlReport
+
+    acceptable = unreadable = 0
+    part = out.with_name(f".{out.name}.{os.getpid()}.part")
+    writer = JsonlReport(part)
+    try:
+        writer.open()
+        for file, (_, records) in enumerate(reports):
+            for index, record in enumerate(records):
+                text = answers.get((file, index))
+                if text is not None:
+                    result = parse_judge_answer(text)
+                    acceptable += result.acceptable is True
+                    unreadable += result.error == PARSE_ERROR
+                    record["qa"] = result.to_json()
+                writer.append(record)  # type: ignore[arg-type]  # read as a Record, kept whole
+        writer.close()
+        os.replace(part, out)
+    except OSError:
+        writer.close()
+        part.unlink(missing_ok=True)
+        raise
+    return acceptable, unreadable
