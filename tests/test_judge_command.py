@@ -3,7 +3,7 @@
 The run is a real pytest run (in-process, a real git repository, predictions made by
 a conftest's own completion, so the only requests the server sees are the judge's);
 its JSONL report is then judged by the command, which must ask what the run's own
-``--editpred-judge`` asks, and write every record back.
+``--editpred-qa`` asks, and write every record back.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def test_a_saved_run_is_judged_as_the_run_would_have_judged_it(
     llm_server.answer(VERDICT)
     # The run judges its own predictions: the prompts it sends are the reference.
     judged_run = _run(
-        project, "--editpred-judge=openai-chat", f"--editpred-judge-base-url={llm_server.url}",
-        "--editpred-judge-model=jm", "--editpred-cache=off",
+        project, "--editpred-qa=openai-chat", f"--editpred-qa-base-url={llm_server.url}",
+        "--editpred-qa-model=jm", "--editpred-cache=off",
     )  # fmt: skip
     by_run = sorted(r.body["messages"][0]["content"] for r in llm_server.requests)
     assert len(by_run) == 2
@@ -121,8 +121,8 @@ def test_a_replay_only_judge_reads_the_runs_cache(
     _examples(project)
     llm_server.answer(VERDICT)
     # The run's response cache is pytest's (no editpred_response_cache_dir): the command finds it.
-    report = _run(project, "--editpred-judge=openai-chat", f"--editpred-judge-base-url={llm_server.url}",
-                  "--editpred-judge-model=jm")  # fmt: skip
+    report = _run(project, "--editpred-qa=openai-chat", f"--editpred-qa-base-url={llm_server.url}",
+                  "--editpred-qa-model=jm")  # fmt: skip
     asked = len(llm_server.requests)
     llm_server.fail(500, times=10)
     out = project.pytester.path / "replayed.jsonl"
@@ -236,8 +236,8 @@ def test_the_judge_is_read_from_the_ini_file(
     ini = project.pytester.path / "tox.ini"  # the Project's
     ini.write_text(
         ini.read_text()
-        + f"\neditpred_judge = openai\neditpred_judge_model = ini-model\neditpred_judge_base_url = {llm_server.url}\n"
-        + "editpred_judge_max_tokens = 77\neditpred_cache = off\n"
+        + f"\neditpred_qa = openai\neditpred_qa_model = ini-model\neditpred_qa_base_url = {llm_server.url}\n"
+        + "editpred_qa_max_tokens = 77\neditpred_cache = off\n"
     )
     status = main(["judge", str(report), "-o", str(project.pytester.path / "o.jsonl")])
     assert status == 0, capsys.readouterr().err

@@ -180,5 +180,5 @@ def test_a_prediction_too_large_for_the_word_diff_is_not_sent(project: Project, 
     result, records = _run(project, llm_server)
     result.assert_outcomes(passed=1, failed=3)
     error = records["calc--huge"]["qa"]["error"]
-    assert error.startswith("not judged: the prediction and the edit history change 50") and "400" in error
+    assert error.startswith("too large to judge: the prediction and the edit history change 50") and "400" in error
     assert len(llm_server.requests) == 2  # the other two changes only

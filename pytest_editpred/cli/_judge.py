@@ -1,12 +1,12 @@
 """``editpred judge REPORT.jsonl... -o OUT.jsonl --judge NAME --judge-model M``: Zed's
 ``ep qa`` on a saved run.
 
-The run's ``--editpred-judge`` asks the judge while it predicts; this asks it
+The run's ``--editpred-qa`` asks the judge while it predicts; this asks it
 afterwards, about the predictions a JSONL report kept, and makes no new prediction.
 Each record is judged as the run would have judged it (:mod:`._judging`); every
 record is written to OUT, in order, with its new ``qa`` or, when it was not judged,
 the ``qa`` it had. The judge's options are the run's, with the same names in the
-ini file (``editpred_judge``, ``editpred_judge_model``, ...), and its requests go
+ini file (``editpred_qa``, ``editpred_qa_model``, ...), and its requests go
 through the run's transport and response cache, so a replay-only run
 (``--cache replay-only``) reads the answers a run cached and needs no judge server.
 
@@ -25,25 +25,25 @@ from ._console import Console
 
 __all__ = ["register", "run"]
 
-#: The run's options, each also taken by its short name (``--judge`` for
-#: ``--editpred-judge``) and, like a run, from the ini file.
-SHORT = (
-    "judge",
-    "judge_model",
-    "judge_base_url",
-    "judge_api_key_env",
-    "judge_template",
-    "judge_max_tokens",
-    "concurrency",
-    "cache",
-)
+#: The run's options, each also taken by a short name (``--judge`` for
+#: ``--editpred-qa``, the run's name of the judge) and, like a run, from the ini file.
+SHORT = {
+    "qa": "--judge",
+    "qa_model": "--judge-model",
+    "qa_base_url": "--judge-base-url",
+    "qa_api_key_env": "--judge-api-key-env",
+    "qa_template": "--judge-template",
+    "qa_max_tokens": "--judge-max-tokens",
+    "concurrency": "--concurrency",
+    "cache": "--cache",
+}
 #: The run's options taken by their pytest names only: where the examples'
 #: repositories and the responses are, and the transport's limits.
 TAKEN = ("repo", "cache_dir", "response_cache_dir", "timeout", "retries", "max_example_bytes", "max_response_bytes")
 
 DESCRIPTION = """\
 Ask a judge model about the predictions of a saved run (a JSONL report written by
---editpred-report), as Zed's 'ep qa' does and as the run's --editpred-judge would
+--editpred-report), as Zed's 'ep qa' does and as the run's --editpred-qa would
 have, and write the records to OUT with 'qa' filled. No prediction is made.
 
 A record is judged when its prediction changes something and its 'qa' has no
@@ -53,9 +53,9 @@ record names, from the repository cache or a mapping (nothing is fetched). Every
 record is written, in order; one that is not judged keeps its 'qa', and the summary
 counts it under its reason.
 
-Settings come from the ini file pytest would use for the examples (editpred_judge,
-editpred_judge_model, editpred_judge_base_url, editpred_judge_api_key_env,
-editpred_judge_template, editpred_judge_max_tokens, editpred_repos,
+Settings come from the ini file pytest would use for the examples (editpred_qa,
+editpred_qa_model, editpred_qa_base_url, editpred_qa_api_key_env,
+editpred_qa_template, editpred_qa_max_tokens, editpred_repos,
 editpred_response_cache_dir, ...), overridden by the options. The response cache is
 the run's (default: pytest's cache folder under the rootdir), so --cache
 replay-only judges from a run's cached answers without a server.
@@ -80,7 +80,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
     for option in OPTIONS + REPORT_OPTIONS:
         if option.name in SHORT:
-            parser.add_argument("--" + option.name.replace("_", "-"), option.flag, **argparse_kwargs(option))
+            parser.add_argument(SHORT[option.name], option.flag, **argparse_kwargs(option))
         elif option.name in TAKEN:
             parser.add_argument(option.flag, **argparse_kwargs(option))
     parser.set_defaults(run=run)
@@ -193,7 +193,7 @@ def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, An
     if judge is None:
         raise ConfigError(
             "no judge named",
-            fix="Give --judge NAME (openai, openai-chat, anthropic) and --judge-model, or ini editpred_judge.",
+            fix="Give --judge NAME (openai, openai-chat, anthropic) and --judge-model, or ini editpred_qa.",
         )
     name, judge_settings, template = judge
     client = JudgeClient(judge_settings, name)

@@ -1,7 +1,7 @@
 """The work of ``editpred judge``: which records of a saved run the judge is asked
 about, each one's prompt from its example's rebuilt scene, and the answers.
 
-A record is judged as the run's ``--editpred-judge`` would have judged it
+A record is judged as the run's ``--editpred-qa`` would have judged it
 (``integration/second_opinion.py``): the prediction as the model gave it (its patch,
 or the diff of its whole file against the cursor file), the scene rebuilt from the
 example file the record names, the teacher prompt the record kept (when it is one

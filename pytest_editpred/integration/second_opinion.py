@@ -11,8 +11,8 @@ record (``qa``). It never changes the item's outcome.
 Whatever goes wrong with the judge (a prompt that cannot be built, a judge that
 refuses, cannot be reached, or is missing from the cache in replay-only mode) is the
 item's ``qa.error``, one line; each distinct problem is said once per run at the end
-(:meth:`SecondOpinion.take_messages`), and an answer that is not Zed's JSON is
-counted there too.
+(:meth:`SecondOpinion.take_messages`); a prompt too large to build is only the
+item's ``qa.error``. Answers that are not Zed's JSON are counted by the reporter.
 """
 
 from __future__ import annotations
@@ -24,19 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .runner import Prepared
 
-__all__ = ["MAX_JUDGED_LINES", "SecondOpinion", "judge_patch"]
-
-#: The most changed lines (``+``/``-`` lines of the predicted patch and the edit
-#: history together) the judge is shown. Zed's word diff is Myers' on tokens, O((N+M)·D)
-#: in pure Python here: a few changed lines cost milliseconds, but a run of 300 lines
-#: rewritten whole costs 11 s (bench/bench_word_diff.py). Past this bound the item's
-#: ``qa.error`` says so and no request is made, so no answer of a model can hold a run
-#: for minutes.
-MAX_JUDGED_LINES = 400
-
-
-def _changed_lines(diff: str) -> int:
-    return sum(1 for line in diff.split("\n") if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
+__all__ = ["SecondOpinion", "judge_patch"]
 
 
 def judge_patch(prepared: Prepared) -> str | None:
@@ -68,7 +56,6 @@ class SecondOpinion:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _problems: dict[str, None] = field(default_factory=dict)
     _told: set[str] = field(default_factory=set)
-    unreadable: int = 0
 
     @property
     def label(self) -> str:
@@ -77,8 +64,8 @@ class SecondOpinion:
     async def judge(self, prepared: Prepared) -> Prepared:
         """Ask the judge about ``prepared``'s prediction; its answer goes to
         ``prepared.qa`` (None when there is nothing to judge)."""
-        from .._exceptions import EditPredError
-        from ..qa import PARSE_ERROR, judge_prompt, parse_judge_answer
+        from .._exceptions import EditPredError, JudgePromptError
+        from ..qa import judge_prompt, parse_judge_answer
         from ..zeta import build_input
 
         patch = judge_patch(prepared)
@@ -88,32 +75,22 @@ class SecondOpinion:
             prediction = prepared.prediction
             prompt = prediction.extra.get("prompt") if prediction is not None else None
             request = prepared.scene.request(prepared.item.trial)
-            inputs = build_input(request)
-            changed = _changed_lines(patch) + sum(_changed_lines(event.diff) for event in inputs.events)
-            if changed > MAX_JUDGED_LINES:
-                prepared.qa = {
-                    "error": f"not judged: the prediction and the edit history change {changed} lines, more than "
-                    f"the {MAX_JUDGED_LINES} the judge's word diff is given (it grows with the square of a "
-                    "rewritten run)"
-                }
-                return prepared
             text = judge_prompt(
-                inputs,
+                build_input(request),
                 patch,
                 prompt=prompt if isinstance(prompt, str) else None,
                 template=self.template,
             )
             answer = await self.client.ask(text)
+        except JudgePromptError as error:  # this prediction's own problem: its qa.error only
+            prepared.qa = {"error": " ".join(error.reason.split())}
+            return prepared
         except EditPredError as error:
             message = " ".join(str(error.reason if hasattr(error, "reason") else error).split())
             self._said(f"the judge ({self.label}) gave no answer: {message}")
             prepared.qa = {"error": message}
             return prepared
-        result = parse_judge_answer(answer.text)
-        if result.error == PARSE_ERROR:
-            with self._lock:
-                self.unreadable += 1
-        prepared.qa = result.to_json()
+        prepared.qa = parse_judge_answer(answer.text).to_json()
         return prepared
 
     def _said(self, message: str) -> None:

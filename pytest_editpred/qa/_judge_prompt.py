@@ -197,6 +197,19 @@ def judge_cursor_excerpt(inputs: ZetaInput, prompt: str | None = None) -> str:
     )
 
 
+#: The most changed lines (``+``/``-`` lines of the predicted patch and of the edit
+#: history together) a judge's prompt is built for. Zed's word diff is Myers' on tokens,
+#: O((N+M)·D), in pure Python here: a few changed lines cost milliseconds, a run of 300
+#: lines rewritten whole 11 s (``bench/bench_word_diff.py``). Past it the prompt is not
+#: built (:class:`JudgePromptError`), so no model's answer can hold a run for minutes;
+#: Zed has no such bound (its events are capped at 6 KB, its patches are not).
+MAX_JUDGED_LINES = 400
+
+
+def _changed_lines(diff: str) -> int:
+    return sum(1 for line in diff.split("\n") if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))
+
+
 def judge_prompt(
     inputs: ZetaInput | None,
     actual_patch: str | None,
@@ -223,6 +236,14 @@ def judge_prompt(
         raise JudgePromptError(
             "prompt_inputs missing (run context retrieval first)",
             fix="Run `editpred context` (or `ep context`) on the example so it carries prompt_inputs.",
+        )
+    changed = _changed_lines(actual_patch) + sum(_changed_lines(event.diff) for event in inputs.events)
+    if changed > MAX_JUDGED_LINES:
+        raise JudgePromptError(
+            f"too large to judge: the prediction and the edit history change {changed} lines, more than the "
+            f"{MAX_JUDGED_LINES} the judge's word diff is given",
+            fix="The word diff grows with the square of a rewritten run (11 s at 300 lines): "
+            "judge smaller predictions.",
         )
     values = (judge_edit_history(inputs.events), judge_cursor_excerpt(inputs, prompt), word_diff(actual_patch))
     text = DEFAULT_JUDGE_TEMPLATE if template is None else template
