@@ -570,7 +570,7 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=2, help="xdist workers of the latency run's -n twin (0: one process only)"
     )
-    parser.add_argument("--dist", help="xdist's --dist of the -n run (default: xdist's own, load)")
+    parser.add_argument("--dist", help="xdist's --dist of the -n run (default: load, which the plugin schedules)")
     parser.add_argument("--latency-repeat", type=int, default=1, help="interleaved latency runs of each kind")
     parser.add_argument("--formats", nargs="+", default=DEFAULT_FORMATS, help="prompt formats (oracle is added)")
     parser.add_argument("--modules", type=int, default=30, help="standard-library modules in the repository")
