@@ -454,8 +454,8 @@ def test_a_template_with_double_braces(tmp_path: Path) -> None:
 
 
 def test_a_template_that_cannot_be_read(tmp_path: Path) -> None:
-    assert "cannot read the repair template" in _error(tmp_path / "missing.md").reason
-    assert "cannot read the repair template" in _error(tmp_path).reason  # a directory
+    assert _error(tmp_path / "missing.md").reason == "the repair template does not exist"
+    assert _error(tmp_path).reason.startswith("the repair template cannot be read")  # a directory
     path = tmp_path / "latin1.md"
     path.write_bytes(SPEC_TEMPLATE.encode() + b"\n\xe9t\xe9")
     error = _error(path)

@@ -129,28 +129,10 @@ def check_judge_template(text: str, path: str | None = None) -> None:
 def load_judge_template(path: str | Path) -> str:
     """The template in the UTF-8 file ``path``, checked (:func:`check_judge_template`);
     one :class:`JudgeTemplateError` for a file that is missing, unreadable or not UTF-8."""
+    from ._template_file import read_template_file
+
     where = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise JudgeTemplateError(
-            "the judge template does not exist", fix="Give the path of a template file, e.g. Zed's qa.md.", path=where
-        ) from None
-    except OSError as error:
-        raise JudgeTemplateError(
-            f"the judge template cannot be read: {error.strerror or error}",
-            fix="Give the path of a readable template file.",
-            path=where,
-        ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise JudgeTemplateError(
-            f"the judge template is not UTF-8 (byte {error.start} is {data[error.start]:#04x})",
-            fix="Save the template as UTF-8.",
-            path=where,
-            line=data.count(b"\n", 0, error.start) + 1,
-        ) from None
+    text = read_template_file(path, JudgeTemplateError, "judge template", "Zed's qa.md")
     check_judge_template(text, where)
     return text
 

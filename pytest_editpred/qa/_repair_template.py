@@ -118,23 +118,9 @@ def load_repair_template(path: str | Path) -> str:
     """The repair template file at ``path``, as UTF-8 text;
     :class:`RepairTemplateError` for a file that cannot be read or decoded, or whose
     placeholders are missing, misspelled or doubled."""
+    from ._template_file import read_template_file
+
     where = Path(path)
-    try:
-        data = where.read_bytes()
-    except OSError as error:
-        raise RepairTemplateError(
-            f"cannot read the repair template: {error.strerror or error}",
-            fix="Give the path of a readable repair template file.",
-            path=where,
-        ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise RepairTemplateError(
-            f"the repair template is not UTF-8 (byte {error.start})",
-            fix="Save the template as UTF-8.",
-            path=where,
-            line=data[: error.start].count(b"\n") + 1,
-        ) from None
+    text = read_template_file(path, RepairTemplateError, "repair template", "Zed's repair.md")
     _check(text, where)
     return text
