@@ -45,10 +45,12 @@ def qa_acceptable(qa: Mapping[str, object] | None) -> bool | None:
     of 4 or more and does not say it reverts the user's edits, False when it has a
     lower one or says it reverts them; None when there is no verdict (no ``qa``, or
     one without a confidence: an error, a parse failure)."""
-    confidence = qa.get("confidence") if qa is not None else None
+    if qa is None:
+        return None
+    confidence = qa.get("confidence")
     if not isinstance(confidence, int) or isinstance(confidence, bool):
         return None
-    return confidence >= 4 and qa is not None and qa.get("reverts_edits") is not True
+    return confidence >= 4 and qa.get("reverts_edits") is not True
 
 
 def qa_cells(qa: Mapping[str, object] | None) -> tuple[str, str]:
