@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._args import add_run_options
 from ._console import Console
 from ._stream_io import reader_gone, report
 
@@ -33,8 +34,6 @@ TAKEN = ("repo", "cache_dir", "response_cache_dir", "cache", "max_example_bytes"
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
-
     parser = subparsers.add_parser(
         "context",
         help="write the examples as ep JSONL with their related files retrieved (Zed's ep context)",
@@ -68,9 +67,7 @@ def register(subparsers: Any) -> None:
         "-f", "--force", action="store_true", help="retrieve for examples that have related files too (ep's --force)"
     )
     parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
-    for option in OPTIONS + REPORT_OPTIONS:
-        if option.name in TAKEN:
-            parser.add_argument(option.flag, **argparse_kwargs(option))
+    add_run_options(parser, TAKEN)
     parser.set_defaults(run=run)
 
 

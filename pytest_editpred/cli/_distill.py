@@ -20,6 +20,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ._args import add_run_options
 from ._console import Console
 
 __all__ = ["register", "run"]
@@ -28,8 +29,6 @@ TAKEN = ("repo", "cache_dir", "max_example_bytes")
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
-
     parser = subparsers.add_parser(
         "distill",
         help="write the examples of a saved run with its predictions as their expected patches (Zed's ep distill)",
@@ -45,9 +44,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("reports", metavar="REPORT", nargs="+", type=Path, help="a JSONL report of a run")
     parser.add_argument("-o", "--output", type=Path, metavar="DIR", required=True, help="the folder to write")
     parser.add_argument("--force", action="store_true", help="replace DIR whole when it exists")
-    for option in OPTIONS + REPORT_OPTIONS:
-        if option.name in TAKEN:
-            parser.add_argument(option.flag, **argparse_kwargs(option))
+    add_run_options(parser, TAKEN)
     parser.set_defaults(run=run)
 
 

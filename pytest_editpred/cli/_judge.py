@@ -21,6 +21,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ._args import add_run_options
 from ._console import Console
 
 __all__ = ["register", "run"]
@@ -66,8 +67,6 @@ output that cannot be written."""
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
-
     parser = subparsers.add_parser(
         "judge",
         help="ask a judge model about a saved run's predictions (Zed's ep qa) and write the records with qa",
@@ -78,11 +77,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", required=True, help="the .jsonl file to write")
     parser.add_argument("--force", action="store_true", help="ask about records judged already too")
     parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
-    for option in OPTIONS + REPORT_OPTIONS:
-        if option.name in SHORT:
-            parser.add_argument(SHORT[option.name], option.flag, **argparse_kwargs(option))
-        elif option.name in TAKEN:
-            parser.add_argument(option.flag, **argparse_kwargs(option))
+    add_run_options(parser, TAKEN, SHORT)
     parser.set_defaults(run=run)
 
 

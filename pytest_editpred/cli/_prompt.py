@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 from typing import IO, Any
 
+from ._args import add_run_options
 from ._console import Console
 
 __all__ = ["register", "run"]
@@ -75,8 +76,6 @@ example named, or a context-only run: ini editpred_context_only)."""
 
 
 def register(subparsers: Any) -> None:
-    from .._options import OPTIONS, REPORT_OPTIONS, argparse_kwargs
-
     parser = subparsers.add_parser(
         "prompt",
         help="print what a model is sent for each example (the prompt, or with --json the request body)",
@@ -91,9 +90,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="print the request body as sent, one JSON object a line, instead of the prompt",
     )
-    for option in OPTIONS + REPORT_OPTIONS:
-        if option.name in TAKEN:
-            parser.add_argument(option.flag, **argparse_kwargs(option))
+    add_run_options(parser, TAKEN)
     parser.set_defaults(run=run)
 
 
