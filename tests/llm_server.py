@@ -270,6 +270,10 @@ class LLMServer:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog is 5: a run's 64 requests in flight (two xdist workers'
+    # worth at once) overflowed it and a connection was reset (httpx.ReadError) on a busy
+    # machine. Real model servers listen with a deep backlog; so does this one.
+    request_queue_size = 1024
     llm: LLMServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
