@@ -16,7 +16,10 @@ import pytest
 
 from pytest_editpred.cli import Console, main
 
-SUBCOMMANDS = ("split-commit", "import", "lint", "split", "report")
+SUBCOMMANDS = (
+    "split-commit", "import", "lint", "split", "truncate-patch", "filter-languages", "prompt", "judge", "repair",
+    "distill", "context", "report",
+)  # fmt: skip
 
 
 def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,8 @@ from pytest_editpred.reports import (
     Metrics,
     Record,
     RecordedQa,
+    RecordedRepair,
+    RepairCursor,
     Summary,
     by_example,
     compare,
@@ -100,7 +102,14 @@ BROKEN_HISTORY = SUB.replace(" def mul(a, b):\n     return a * b\n+", " def div(
 #: context coverage (no provider reports them, no retrieval context is scored).
 #: And the LLM judge's answer: this corpus asks no judge, so every record's ``qa`` is
 #: None (a run with a judge fills it; tests/test_qa_reports.py reads such records).
-NEVER_WRITTEN = {Metrics: {"cumulative_logprob", "avg_logprob"}, RecordedQa: set(get_type_hints(RecordedQa))}
+# A run writes no ``repair`` (``editpred repair`` does: tests/test_repair_command.py).
+NEVER_WRITTEN = {
+    Metrics: {"cumulative_logprob", "avg_logprob"},
+    RecordedQa: set(get_type_hints(RecordedQa)),
+    Record: {"repair"},
+    RecordedRepair: set(get_type_hints(RecordedRepair)),
+    RepairCursor: set(get_type_hints(RepairCursor)),
+}
 
 OUTCOMES = {"passed": 2, "failed": 4, "errors": 2, "skipped": 2}
 
@@ -244,7 +253,7 @@ def test_the_optional_keys_are_the_ones_some_lines_lack(report: Path) -> None:
     # predicted_text is on every line; it is optional for the run's own records,
     # which drop it once the line is written (test_the_runs_own_records_are_records).
     assert always == Record.__required_keys__ | {"predicted_text"}
-    assert set().union(*records) - always == Record.__optional_keys__ - {"predicted_text"}
+    assert set().union(*records) - always == Record.__optional_keys__ - {"predicted_text", "repair"}
 
 
 def test_metrics_are_zeds_score_and_jump_location_fields_in_order() -> None:

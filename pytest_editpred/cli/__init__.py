@@ -28,6 +28,7 @@ SUBCOMMANDS = (
     "._filter_languages",
     "._prompt",
     "._judge",
+    "._repair",
     "._distill",
     "._context",
     "._report",

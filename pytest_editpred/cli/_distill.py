@@ -2,12 +2,15 @@
 
 Each example a run predicted becomes an example file whose expected patches are the
 run's predictions for it (zed-qa-repair.md §4, through :func:`pytest_editpred.qa.distill`):
-a teacher model labels a corpus this way. The predictions chosen are Zed's when
-there is no repair: every prediction of the example (each trial's), in order; the
-same patch twice gives one expected patch. Everything else of the example is kept (history, cursor, rejected patch).
+a teacher model labels a corpus this way. The predictions chosen are Zed's: the
+first repair (``editpred repair``'s, a record's ``repair``) alone when the example has
+one; else every prediction of the example (each trial's), in order, the same patch
+twice giving one expected patch. Everything else of the example is kept (history,
+cursor, rejected patch).
 
 Where this differs from ``ep`` on purpose: an example whose predictions change
-nothing is not written (Zed writes it with the expected patch ``""``; an expected
+nothing (or whose repair is ``NO_EDITS`` or did not parse) is not written (Zed writes
+it with the expected patch ``""``, or none; an expected
 patch here must change something, and ``editpred lint`` refuses one that does not),
 but skipped with that reason. Every record is accounted for: its example written,
 or skipped with a named reason. The folder is written as the other corpus commands
@@ -34,11 +37,12 @@ def register(subparsers: Any) -> None:
         help="write the examples of a saved run with its predictions as their expected patches (Zed's ep distill)",
         description=(
             "Write each example a run predicted (the example file each record names) to DIR as a .md file whose "
-            "expected patches are the run's predictions for it: every trial's prediction that changes something, in "
-            "order (Zed's ep distill). Every record is counted: its "
-            "example written, or skipped with a named reason (no prediction, changes nothing, example file gone, "
-            "example not in its file, scene not rebuilt). Exit 0 when every record was used; 1 when some could not "
-            "be (each one line); 2 for a usage error, a report that cannot be read or an output that cannot be written."
+            "expected patches are the run's predictions for it (Zed's ep distill): the first repair (editpred repair) "
+            "alone when there is one, else every trial's prediction that changes something, in order. Every record is "
+            "counted: its example written, or skipped with a named reason (no prediction, changes nothing, example "
+            "file gone, example not in its file, scene not rebuilt, repair not parsed, repair is no edit). Exit 0 "
+            "when every record was used; 1 when some could not be (each one line); 2 for a usage error, a report "
+            "that cannot be read or an output that cannot be written."
         ),
     )
     parser.add_argument("reports", metavar="REPORT", nargs="+", type=Path, help="a JSONL report of a run")
@@ -115,10 +119,11 @@ def _chosen(
 
     found = RecordExamples(scenes.scene, limit)
     skipped: dict[str, int] = {}
-    patches: dict[tuple[Path, str], tuple[Any, list[ExamplePrediction]]] = {}
+    # Per example: the example, its records' predictions, their repairs, how many records.
+    chosen: dict[tuple[Path, str], tuple[Any, list[ExamplePrediction], list[ExamplePrediction], list[int]]] = {}
 
-    def skip(reason: str) -> None:
-        skipped[reason] = skipped.get(reason, 0) + 1
+    def skip(reason: str, records: int = 1) -> None:
+        skipped[reason] = skipped.get(reason, 0) + records
 
     for report, records in reports:
         for record in records:
@@ -132,14 +137,29 @@ def _chosen(
                 skip(scene.reason)
                 console.problem(where, scene.message, scene.fix)
                 continue
-            predictions = patches.setdefault(found.key(record, report), (example, []))[1]
+            _, predictions, repairs, used = chosen.setdefault(found.key(record, report), (example, [], [], [0]))
+            repair = record.get("repair")
+            if isinstance(repair, dict):  # editpred repair's; read_records checked its fields
+                repairs.append(ExamplePrediction.from_json(repair))
             patch = predicted_patch(record, scene)
-            if patch is None:
+            if patch is None and not repairs:
                 skip("changes nothing")
                 continue
-            predictions.append(ExamplePrediction(patch, provider=str(record.get("provider") or "")))
+            used[0] += 1
+            if patch is not None:
+                predictions.append(ExamplePrediction(patch, provider=str(record.get("provider") or "")))
     out = []
-    for example, predictions in patches.values():
+    for example, predictions, repairs, used in chosen.values():
+        if repairs:  # Zed: the first repair alone
+            first = repairs[0]
+            if first.actual_patch is None:
+                skip("repair not parsed", used[0])
+                continue
+            if not first.actual_patch.strip():
+                skip("repair is no edit", used[0])
+                continue
+            out.append(distill(example, [first]))
+            continue
         unique = list({p.actual_patch: p for p in predictions if p.actual_patch}.values())
         if unique:
             out.append(distill(example, unique))

@@ -83,11 +83,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from .._exceptions import ConfigError, EditPredError
+    from ..qa import PARSE_ERROR, parse_judge_answer
     from ..reports import read_records
     from ._judging import PROBLEMS, ask_all, plan
+    from ._records import jsonl_refusal, write_records
 
     out: Path = args.output
-    refused = _refusal(out, args.overwrite)
+    refused = jsonl_refusal(out, args.overwrite)
     if refused is not None:
         console.problem(str(out), *refused)
         return 2
@@ -138,8 +140,20 @@ def run(args: argparse.Namespace, console: Console) -> int:
             "Check the judge's server, model and key (--judge-base-url, --judge-model, --judge-api-key-env), "
             "or its cache (--cache), and run again: the records judged are kept.",
         )
+    acceptable = unreadable = 0
+
+    def with_verdict(file: int, index: int, record: dict[str, Any]) -> dict[str, Any]:
+        nonlocal acceptable, unreadable
+        text = judged.answers.get((file, index))
+        if text is not None:
+            result = parse_judge_answer(text)
+            acceptable += result.acceptable is True
+            unreadable += result.error == PARSE_ERROR
+            record["qa"] = result.to_json()
+        return record
+
     try:
-        acceptable, unreadable = _write(out, reports, judged.answers)
+        write_records(out, reports, with_verdict)
     except OSError as error:
         console.problem(str(out), f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
         return 2
@@ -156,16 +170,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         + f", {acceptable} acceptable; {total} record{'s' * (total != 1)} written to {out}"
     )  # fmt: skip
     return 1 if console.problems or any(reason in PROBLEMS for reason in judged.skipped) else 0
-
-
-def _refusal(out: Path, overwrite: bool) -> tuple[str, str] | None:
-    from ..corpus import output_refusal
-
-    if out.suffix.lower() != ".jsonl":
-        return "is not a .jsonl file", "Name a .jsonl file for the judged records."
-    if out.exists() and not out.is_symlink() and not out.is_dir() and not overwrite:
-        return "it exists", "Name a new output, or pass --overwrite to write over it."
-    return output_refusal(out, folder=False, force=overwrite)
 
 
 def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, Any]]]]) -> tuple[Any, Any, int]:
@@ -195,37 +199,3 @@ def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, An
     text = load_judge_template(template) if template is not None else None
     scenes = SceneBuilder(repo_cache_dir(source), repo_mappings(source), command="editpred judge")
     return (client, text), scenes, limits_from(source).max_example_bytes
-
-
-def _write(
-    out: Path, reports: list[tuple[Path, list[dict[str, Any]]]], answers: dict[tuple[int, int], str]
-) -> tuple[int, int]:
-    """Every record to ``out`` (made whole beside it, then put in its place, so a
-    failure leaves the old file), with its new verdict; the acceptable verdicts and
-    the unreadable answers among the new ones. ``OSError`` when it cannot be written."""
-    import os
-
-    from ..qa import PARSE_ERROR, parse_judge_answer
-    from ..reports import JsonlReport
-
-    acceptable = unreadable = 0
-    part = out.with_name(f".{out.name}.{os.getpid()}.part")
-    writer = JsonlReport(part)
-    try:
-        writer.open()
-        for file, (_, records) in enumerate(reports):
-            for index, record in enumerate(records):
-                text = answers.get((file, index))
-                if text is not None:
-                    result = parse_judge_answer(text)
-                    acceptable += result.acceptable is True
-                    unreadable += result.error == PARSE_ERROR
-                    record["qa"] = result.to_json()
-                writer.append(record)  # type: ignore[arg-type]  # read as a Record, kept whole
-        writer.close()
-        os.replace(part, out)
-    except OSError:
-        writer.close()
-        part.unlink(missing_ok=True)
-        raise
-    return acceptable, unreadable

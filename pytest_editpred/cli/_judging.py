@@ -41,13 +41,14 @@ PROBLEMS = frozenset(REASONS[3:])
 
 @dataclass
 class Task:
-    """One record to judge: where it is (the report, its place among the reports
-    given, the record's index in it), its prompt."""
+    """One record to ask about: where it is (the report, its place among the reports
+    given, the record's index in it), its prompt (one message, or the turns of a
+    conversation: ``editpred repair``'s)."""
 
     report: Path
     file: int
     index: int
-    prompt: str
+    prompt: str | list[dict[str, str]]
 
 
 @dataclass
@@ -143,10 +144,11 @@ def ask_all(
     concurrency: int,
     judged: Judged,
     progress: Callable[[int], None],
+    lost: str = "judge gave no answer",
 ) -> dict[str, list[Task]]:
-    """Ask the judge about every task, ``concurrency`` at a time; the answers go
-    to ``judged.answers``. Returns the judge's problems: each distinct message with
-    the tasks it cost (counted as ``judge gave no answer``)."""
+    """Ask the model about every task, ``concurrency`` at a time; the answers go
+    to ``judged.answers``. Returns the model's problems: each distinct message with
+    the tasks it cost (each counted under the reason ``lost``)."""
     from .._exceptions import EditPredError
 
     failures: dict[str, list[Task]] = {}
@@ -162,7 +164,7 @@ def ask_all(
                     answer = await client.ask(task.prompt)
                 except EditPredError as error:
                     failures.setdefault(" ".join(str(error.reason).split()), []).append(task)
-                    judged.skip("judge gave no answer")
+                    judged.skip(lost)
                 else:
                     judged.answers[(task.file, task.index)] = answer.text
                 done += 1

@@ -8,11 +8,11 @@ refuse it for the same named reason."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Found", "RecordExamples", "example_path", "predicted_patch"]
+__all__ = ["Found", "RecordExamples", "example_path", "jsonl_refusal", "predicted_patch", "write_records"]
 
 
 def example_path(record: Mapping[str, Any], report: Path) -> Path:
@@ -101,3 +101,40 @@ def predicted_patch(record: Mapping[str, Any], scene: Any) -> str | None:
     before = scene.buffers.get(path, "")
     after = normalize_line_endings(str(text))
     return unified_diff(path, path, before, after) if after != before else None
+
+
+def jsonl_refusal(out: Path, overwrite: bool) -> tuple[str, str] | None:
+    """Why ``out`` cannot take the records (message, fix), or None: it must be a
+    ``.jsonl`` file, new unless ``overwrite``, and not a link or a folder."""
+    from ..corpus import output_refusal
+
+    if out.suffix.lower() != ".jsonl":
+        return "is not a .jsonl file", "Name a .jsonl file for the records."
+    if out.exists() and not out.is_symlink() and not out.is_dir() and not overwrite:
+        return "it exists", "Name a new output, or pass --overwrite to write over it."
+    return output_refusal(out, folder=False, force=overwrite)
+
+
+def write_records(
+    out: Path,
+    reports: Sequence[tuple[Path, list[dict[str, Any]]]],
+    change: Callable[[int, int, dict[str, Any]], dict[str, Any]],
+) -> None:
+    """Every record to ``out`` in order, each as ``change(file, index, record)``
+    returns it; made whole beside ``out``, then put in its place, so a failure leaves
+    the old file. ``OSError`` when it cannot be written."""
+    from ..reports import JsonlReport
+
+    part = out.with_name(f".{out.name}.{os.getpid()}.part")
+    writer = JsonlReport(part)
+    try:
+        writer.open()
+        for file, (_, records) in enumerate(reports):
+            for index, record in enumerate(records):
+                writer.append(change(file, index, record))  # type: ignore[arg-type]  # read as a Record, kept whole
+        writer.close()
+        os.replace(part, out)
+    except OSError:
+        writer.close()
+        part.unlink(missing_ok=True)
+        raise

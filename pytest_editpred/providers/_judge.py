@@ -25,7 +25,7 @@ str``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,16 +128,20 @@ class JudgeClient:
             settings, provider=f"judge:{name}", path=path, http=http or HTTPTransport(settings), headers=headers
         )
 
-    def body(self, prompt: str) -> dict[str, Any]:
-        """The request: the prompt as the one user message, nothing else Zed does not send."""
+    def body(self, prompt: str | Sequence[Mapping[str, str]]) -> dict[str, Any]:
+        """The request: the prompt as the one user message (or, for ``editpred repair``,
+        the conversation's turns as given), nothing else Zed does not send."""
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else [dict(m) for m in prompt]
         if self._envelope is None:
+            if not isinstance(prompt, str):
+                raise ConfigError(
+                    f"the provider {self.name!r} cannot hold a conversation: its judge_body takes one prompt",
+                    fix="Name openai, openai-chat or anthropic.",
+                )
             body: dict[str, Any] = dict(self._custom.judge_body(prompt))
         else:
-            body = {
-                "model": self.settings.model,
-                self._envelope.max_tokens_key: self.settings.max_tokens,
-                "messages": [{"role": "user", "content": prompt}],
-            }
+            body = {"model": self.settings.model, self._envelope.max_tokens_key: self.settings.max_tokens}
+            body["messages"] = messages
         body.update(dict(self.settings.extra_body))
         return body
 
@@ -149,8 +153,8 @@ class JudgeClient:
             return _openai_text(data, self.endpoint.url)
         return str(reader(data))
 
-    async def ask(self, prompt: str) -> JudgeAnswer:
-        """The judge's answer to ``prompt``; a :class:`PredictionError` or
+    async def ask(self, prompt: str | Sequence[Mapping[str, str]]) -> JudgeAnswer:
+        """The judge's answer to ``prompt`` (one message, or a conversation's turns); a :class:`PredictionError` or
         :class:`InfrastructureError` when there is none (refused, unreachable,
         malformed, a cache miss in replay-only mode)."""
         fetched = await self.endpoint.call(self.body(prompt), trial=1, extract=self._text)

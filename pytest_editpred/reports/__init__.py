@@ -46,6 +46,8 @@ from ._record import (
     Record,
     RecordedAttempt,
     RecordedQa,
+    RecordedRepair,
+    RepairCursor,
 )
 from ._stats import (
     bootstrap_mean_interval,
@@ -91,6 +93,8 @@ __all__ = [
     "Record",
     "RecordedAttempt",
     "RecordedQa",
+    "RecordedRepair",
+    "RepairCursor",
     "Summary",
     "accept_prediction",
     "bootstrap_mean_interval",

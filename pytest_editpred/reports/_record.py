@@ -59,6 +59,8 @@ __all__ = [
     "Record",
     "RecordedAttempt",
     "RecordedQa",
+    "RecordedRepair",
+    "RepairCursor",
     "Within",
     "CursorView",
 ]
@@ -107,6 +109,28 @@ class RecordedQa(TypedDict, total=False):
     confidence: Annotated[int, Within(0, 255)] | None  # how likely a user accepts it, meant 1-5
     response: str | None  # the judge's raw answer
     error: str | None  # why there is no verdict: an answer that is no JSON, a judge not reached
+
+
+class RepairCursor(TypedDict, total=False):
+    """Where the repaired prediction leaves the cursor: Zed's ``ActualCursor``."""
+
+    path: str
+    row: int  # 0-based, in the cursor file's excerpt
+    column: int  # UTF-8 bytes
+    offset: int  # UTF-8 bytes into the excerpt
+    editable_region_offset: int  # UTF-8 bytes into the region the teacher rewrote
+
+
+class RecordedRepair(TypedDict, total=False):
+    """``editpred repair``'s answer: the prediction Zed's ``ep repair`` appends
+    (zed-qa-repair.md §3.8), its keys in Zed's order, each left out when absent. The
+    record's own prediction stays as the run made it; ``editpred distill`` prefers this."""
+
+    actual_patch: str  # the repaired patch; "" for NO_EDITS; absent when the answer did not parse
+    actual_output: str  # the model's raw answer
+    actual_cursor: RepairCursor
+    error: str  # "Failed to parse repair response: ..." when it did not parse
+    provider: str  # "repair"
 
 
 class PredictedCursor(TypedDict):
@@ -292,6 +316,8 @@ class Record(TypedDict):
     # The LLM judge's answer (RecordedQa); None when no judge was asked: none was
     # configured, or the prediction changed nothing or could not be used.
     qa: RecordedQa | None
+    # Written by editpred repair, on the records it asked about (Zed's repair prediction):
+    repair: NotRequired[RecordedRepair]
     # Only for an item with a scene (judged, or its expected edit against no usable
     # answer) of a run that writes --editpred-html or --editpred-report:
     diff: NotRequired[EditView | None]
