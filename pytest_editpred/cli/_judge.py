@@ -9,6 +9,7 @@ the ``qa`` it had. The judge's options are the run's, with the same names in the
 ini file (``editpred_qa``, ``editpred_qa_model``, ...), and its requests go
 through the run's transport and response cache, so a replay-only run
 (``--cache replay-only``) reads the answers a run cached and needs no judge server.
+Given ep JSON examples instead of reports, it is ``ep qa`` on them (:mod:`._judge_ep`).
 
 Exit 0 when every record that could be judged was; 1 when some could not be (each
 said in one line: the record, what is wrong, the fix); 2 for a usage error, a report
@@ -61,6 +62,11 @@ editpred_response_cache_dir, ...), overridden by the options. The response cache
 the run's (default: pytest's cache folder under the rootdir), so --cache
 replay-only judges from a run's cached answers without a server.
 
+Given ep JSONL files instead (examples Zed's pipeline wrote, with prompt_inputs
+and predictions), it is Zed's 'ep qa' on them: each example's first prediction is
+judged unless its qa[0] has a confidence, and every example is written back with
+Zed's qa list (the verdict, then null for each later prediction).
+
 Exit status: 0 when every record that could be judged was; 1 when some could not be
 (each said in one line); 2 for a usage error, a report that cannot be read, or an
 output that cannot be written."""
@@ -73,7 +79,9 @@ def register(subparsers: Any) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("reports", metavar="REPORT", nargs="+", type=Path, help="a JSONL report of a run")
+    parser.add_argument(
+        "reports", metavar="REPORT", nargs="+", type=Path, help="a JSONL report of a run, or ep JSONL examples"
+    )
     parser.add_argument("-o", "--output", type=Path, metavar="OUT", required=True, help="the .jsonl file to write")
     parser.add_argument("--force", action="store_true", help="ask about records judged already too")
     parser.add_argument("--overwrite", action="store_true", help="write over an output file that exists")
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from .._exceptions import ConfigError, EditPredError
     from ..qa import PARSE_ERROR, parse_judge_answer
     from ..reports import read_records
+    from ._judge_ep import is_ep_file, run_ep
     from ._judging import PROBLEMS, ask_all, plan
     from ._records import jsonl_refusal, write_records
 
@@ -93,6 +102,22 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if refused is not None:
         console.problem(str(out), *refused)
         return 2
+    ep = [path for path in args.reports if is_ep_file(path)]
+    if ep:  # Zed's ep qa on ep JSON examples
+        if len(ep) != len(args.reports):
+            console.problem(
+                str(next(path for path in args.reports if path not in ep)),
+                f"is a run's report, and {ep[0]} holds ep JSON examples",
+                "Judge reports and ep JSON files in separate commands.",
+            )
+            return 2
+        try:
+            (client, template), scenes, limit = _judge(args, [(path, []) for path in ep])
+            scenes.close()
+        except EditPredError as error:
+            console.problem(error.path or "editpred judge", error.reason, error.fix or None, line=error.line)
+            return 2
+        return run_ep(args, console, ep, client, template, limit)
     reports: list[tuple[Path, list[dict[str, Any]]]] = []
     malformed: list[str] = []
     for path in args.reports:
