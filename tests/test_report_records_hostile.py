@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import subprocess
 import sysconfig
@@ -409,3 +410,35 @@ def test_numbers_are_checked_as_the_type_says() -> None:
     # An older file's record: no prompt, notes, best candidate; a closest_candidate.
     old = {k: v for k, v in record("calc--a").items() if k not in ("prompt", "notes", "best_candidate")}
     assert check_record({**old, "closest_candidate": 1}, complete=True)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["report"],
+        ["distill", "-o", "{tmp}/out"],
+        [
+            "judge",
+            "-o",
+            "{tmp}/out.jsonl",
+            "--judge=openai-chat",
+            "--judge-model=m",
+            "--judge-base-url=http://127.0.0.1:9",
+        ],
+        ["repair", "-o", "{tmp}/out.jsonl", "--base-url=http://127.0.0.1:9"],
+    ],
+    ids=["report", "distill", "judge", "repair"],
+)
+def test_a_fifo_named_as_the_report_is_one_line_not_a_wait(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    from pytest_editpred.cli import main
+
+    fifo = tmp_path / "run.jsonl"
+    os.mkfifo(fifo)  # opened for reading with no writer, it would wait forever
+    status = main([argv[0], str(fifo), *(arg.replace("{tmp}", str(tmp_path)) for arg in argv[1:])])
+    err = capsys.readouterr().err
+    assert status == 2
+    [line] = err.strip().splitlines()
+    assert f"{fifo}: cannot read the JSONL report: it is a FIFO (named pipe), not a file" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]  # nothing written

@@ -29,9 +29,12 @@ _PEEK_BYTES = 1 << 20
 def is_ep_file(path: Path) -> bool:
     """Whether ``path`` holds ep JSON examples rather than a run's records: its first
     non-empty line (read up to 1 MiB) is a JSON object without ``nodeid``. Anything
-    that cannot be read so is left to the report reader, which names the problem."""
+    that cannot be read so (a FIFO, a folder, no file) is left to the report reader,
+    which names the problem."""
+    from .._files import open_regular
+
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             for line in iter(lambda: file.readline(_PEEK_BYTES), b""):
                 if line.strip():
                     value = json.loads(line)
@@ -46,10 +49,11 @@ def _examples(path: Path, limit: int) -> list[tuple[int, dict[str, Any]]]:
     number (blank lines dropped); :class:`ConfigError` naming the line for one that
     is not, or is over ``limit`` bytes, or for a file that cannot be read."""
     from .._exceptions import ConfigError
+    from .._files import open_regular
 
     examples: list[tuple[int, dict[str, Any]]] = []
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             for number, line in enumerate(iter(lambda: file.readline(limit + 1), b""), 1):
                 if len(line) > limit:
                     raise ConfigError(

@@ -290,11 +290,13 @@ def read_records(
     commands ask; without it, partial records (a test's) read as far as they go.
     A valid record is returned as written (a NaN written as ``null`` stays None).
     """
+    from .._files import open_regular
+
     where = Path(path)
     fix = "Give the path of a file written by --editpred-report."
     records: list[Record] = []
     try:
-        with where.open("rb") as file:
+        with open_regular(where) as file:  # a FIFO named as the report must not wait forever
             for number, value in json_lines(file):
                 try:
                     if isinstance(value, LineTooLong):
