@@ -35,6 +35,10 @@ def _import_everything() -> None:
 
     for module in pkgutil.walk_packages(pytest_editpred.__path__, "pytest_editpred."):
         importlib.import_module(module.name)
+    # The package imports tree-sitter on first parse; its syntax-tree cache outlives a
+    # run, so a Tree of a second tree_sitter copy would be refused by the first's parser.
+    for name in ("tree_sitter", "tree_sitter_python", "tree_sitter_rust", "tree_sitter_typescript", "tree_sitter_go"):
+        importlib.import_module(name)
 
     async def connect_once() -> None:  # httpx imports httpcore and anyio on first use
         async with httpx.AsyncClient() as client:

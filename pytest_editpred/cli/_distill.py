@@ -56,8 +56,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from .._exceptions import ConfigError
     from .._options import limits_from, repo_cache_dir, repo_mappings
     from ..corpus import ExampleWriter, SceneBuilder
-    from ..reports import read_records
-    from ._records import example_path
+    from ._records import example_path, read_reports
     from ._run_options import run_options
 
     writer = ExampleWriter(args.output, force=args.force, rename=True, inputs=[])
@@ -67,16 +66,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if refused is not None:
         console.problem(str(args.output), *refused)
         return 2
-    reports: list[tuple[Path, list[Any]]] = []
-    malformed: list[str] = []
-    for path in args.reports:
-        try:
-            reports.append((path, list(read_records(path, skip=malformed.append))))
-        except ConfigError as error:
-            console.problem(error.path or str(path), error.reason, error.fix, line=error.line)
-            return 2
-    for line in malformed:
-        console.problem(line.removesuffix(" (skipped)"), "skipped", "Mend the line, or drop it.")
+    reports = read_reports(args.reports, console)
+    if reports is None:
+        return 2
     try:
         examples = {example_path(record, report) for report, records in reports for record in records}
         source, _ = run_options([p for p in examples if p.exists()] or [p for p, _ in reports], args)

@@ -90,12 +90,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    from .._exceptions import ConfigError, EditPredError
+    from .._exceptions import EditPredError
     from ..qa import PARSE_ERROR, parse_judge_answer
-    from ..reports import read_records
     from ._judge_ep import is_ep_file, run_ep
-    from ._judging import PROBLEMS, ask_all, plan
-    from ._records import jsonl_refusal, write_records
+    from ._judging import ask_all, finish, plan
+    from ._records import jsonl_refusal, read_reports, write_records
 
     out: Path = args.output
     refused = jsonl_refusal(out, args.overwrite)
@@ -118,17 +117,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
             console.problem(error.path or "editpred judge", error.reason, error.fix or None, line=error.line)
             return 2
         return run_ep(args, console, ep, client, template, limit)
-    reports: list[tuple[Path, list[dict[str, Any]]]] = []
-    malformed: list[str] = []
-    for path in args.reports:
-        try:
-            records = read_records(path, skip=malformed.append)
-        except ConfigError as error:
-            console.problem(error.path or str(path), error.reason, error.fix, line=error.line)
-            return 2
-        reports.append((path, [dict(record) for record in records]))
-    for line in malformed:  # "<file>:<line>: <what> (skipped)": the record is not written
-        console.problem(line.removesuffix(" (skipped)"), "skipped", "Mend the line, or drop it.")
+    reports = read_reports(args.reports, console)
+    if reports is None:
+        return 2
     try:
         judge, scenes, limit = _judge(args, reports)
     except EditPredError as error:
@@ -182,19 +173,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     except OSError as error:
         console.problem(str(out), f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
         return 2
-    if unreadable:
-        console.warning(
-            str(out),
-            f"{unreadable} answer{'s were' if unreadable > 1 else ' was'} not the judge's JSON "
-            "(qa.error; asked again next time)",
-        )
-    skipped = sum(judged.skipped.values())
-    reasons = ", ".join(f"{n} {reason}" for reason, n in judged.skipped.items())
-    console.summary(
-        f"judge: {len(judged.answers)} judged, {skipped} skipped" + (f" ({reasons})" if reasons else "")
-        + f", {acceptable} acceptable; {total} record{'s' * (total != 1)} written to {out}"
-    )  # fmt: skip
-    return 1 if console.problems or any(reason in PROBLEMS for reason in judged.skipped) else 0
+    return finish(console, out, judged, acceptable, unreadable, total, "record")
 
 
 def _judge(args: argparse.Namespace, reports: list[tuple[Path, list[dict[str, Any]]]]) -> tuple[Any, Any, int]:

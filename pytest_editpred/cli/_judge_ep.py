@@ -99,7 +99,7 @@ def run_ep(
     from .._exceptions import EditPredError
     from ..qa import PARSE_ERROR, ep_judge_prompt, parse_judge_answer
     from ..reports import with_ep_qa
-    from ._judging import PROBLEMS, Judged, Task, ask_all
+    from ._judging import Judged, Task, ask_all, finish
 
     files: list[tuple[Path, list[tuple[int, dict[str, Any]]]]] = []
     for path in paths:
@@ -158,17 +158,5 @@ def run_ep(
         part.unlink(missing_ok=True)
         console.problem(str(out), f"cannot write: {error.strerror or error}", "Give -o a place you can write to.")
         return 2
-    if unreadable:
-        console.warning(
-            str(out),
-            f"{unreadable} answer{'s were' if unreadable > 1 else ' was'} not the judge's JSON "
-            "(qa.error; asked again next time)",
-        )
     total = sum(len(examples) for _, examples in files)
-    skipped = sum(judged.skipped.values())
-    reasons = ", ".join(f"{n} {reason}" for reason, n in judged.skipped.items())
-    console.summary(
-        f"judge: {len(judged.answers)} judged, {skipped} skipped" + (f" ({reasons})" if reasons else "")
-        + f", {acceptable} acceptable; {total} example{'s' * (total != 1)} written to {out}"
-    )  # fmt: skip
-    return 1 if console.problems or any(reason in PROBLEMS for reason in judged.skipped) else 0
+    return finish(console, out, judged, acceptable, unreadable, total, "example")

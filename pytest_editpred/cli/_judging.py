@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROBLEMS", "REASONS", "Judged", "Task", "ask_all", "plan"]
+__all__ = ["PROBLEMS", "REASONS", "Judged", "Task", "ask_all", "finish", "plan"]
 
 #: Why a record is written without a new verdict. The first three are no problem.
 REASONS = (
@@ -177,3 +177,21 @@ def ask_all(
 
     asyncio.run(main())
     return failures
+
+
+def finish(console: Any, out: Path, judged: Judged, acceptable: int, unreadable: int, total: int, noun: str) -> int:
+    """The command's last lines (the unreadable answers, the summary) and its exit
+    status: 1 when a problem was said or a record was left for a reason that is one."""
+    if unreadable:
+        console.warning(
+            str(out),
+            f"{unreadable} answer{'s were' if unreadable > 1 else ' was'} not the judge's JSON "
+            "(qa.error; asked again next time)",
+        )
+    skipped = sum(judged.skipped.values())
+    reasons = ", ".join(f"{n} {reason}" for reason, n in judged.skipped.items())
+    console.summary(
+        f"judge: {len(judged.answers)} judged, {skipped} skipped" + (f" ({reasons})" if reasons else "")
+        + f", {acceptable} acceptable; {total} {noun}{'s' * (total != 1)} written to {out}"
+    )  # fmt: skip
+    return 1 if console.problems or any(reason in PROBLEMS for reason in judged.skipped) else 0

@@ -12,7 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Found", "RecordExamples", "example_path", "jsonl_refusal", "predicted_patch", "write_records"]
+__all__ = [
+    "Found",
+    "RecordExamples",
+    "example_path",
+    "jsonl_refusal",
+    "predicted_patch",
+    "read_reports",
+    "write_records",
+]
 
 
 def example_path(record: Mapping[str, Any], report: Path) -> Path:
@@ -138,3 +146,25 @@ def write_records(
         writer.close()
         part.unlink(missing_ok=True)
         raise
+
+
+def read_reports(paths: Sequence[Path], console: Any) -> list[tuple[Path, list[dict[str, Any]]]] | None:
+    """Each report's records, as plain dicts in order; a record that is JSON but no
+    record is said (its file and line) and left out. None, the problem said, when a
+    report cannot be read at all (a line that is not JSON, a missing file): the
+    command stops with exit status 2."""
+    from .._exceptions import ConfigError
+    from ..reports import read_records
+
+    reports: list[tuple[Path, list[dict[str, Any]]]] = []
+    malformed: list[str] = []
+    for path in paths:
+        try:
+            records = read_records(path, skip=malformed.append)
+        except ConfigError as error:
+            console.problem(error.path or str(path), error.reason, error.fix, line=error.line)
+            return None
+        reports.append((path, [dict(record) for record in records]))
+    for line in malformed:  # "<file>:<line>: <what> (skipped)": the record is not written
+        console.problem(line.removesuffix(" (skipped)"), "skipped", "Mend the line, or drop it.")
+    return reports

@@ -102,10 +102,9 @@ def _threshold(text: str) -> int:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    from .._exceptions import ConfigError, EditPredError
-    from ..reports import read_records
+    from .._exceptions import EditPredError
     from ._judging import ask_all
-    from ._records import jsonl_refusal, write_records
+    from ._records import jsonl_refusal, read_reports, write_records
     from ._repairing import PROBLEMS, REASONS, plan
 
     out: Path = args.output
@@ -113,17 +112,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if refused is not None:
         console.problem(str(out), *refused)
         return 2
-    reports: list[tuple[Path, list[dict[str, Any]]]] = []
-    malformed: list[str] = []
-    for path in args.reports:
-        try:
-            records = read_records(path, skip=malformed.append)
-        except ConfigError as error:
-            console.problem(error.path or str(path), error.reason, error.fix, line=error.line)
-            return 2
-        reports.append((path, [dict(record) for record in records]))
-    for line in malformed:  # "<file>:<line>: <what> (skipped)": the record is not written
-        console.problem(line.removesuffix(" (skipped)"), "skipped", "Mend the line, or drop it.")
+    reports = read_reports(args.reports, console)
+    if reports is None:
+        return 2
     try:
         client, template, scenes, limit = _model(args, reports)
     except EditPredError as error:
