@@ -1,7 +1,8 @@
 """What the LLM judge (``--editpred-qa``) costs a run that does not ask for one.
 
 Run by hand (not a test): ``python bench/bench_no_judge.py [--baseline 661f652]
-[--candidate REV] [--examples 2000] [--quick] [--repeat 5] [--modules 30] [--seed 25]``.
+[--candidate REV] [--examples 2000] [--quick] [--repeat 5] [--one-repeat 3] [--modules 30]
+[--seed 25]``.
 
 The judge's code (``qa/``, ``providers/_judge.py``, ``integration/second_opinion.py``,
 the record's ``qa`` field and the reports' qa columns) must cost nothing when no judge
@@ -13,7 +14,7 @@ archive`` into a temporary directory, removed at the end. Every figure comes fro
 fresh ``pytest`` child with ``PYTHONPATH=<tree>``, so that ``pytest_editpred`` and the
 ``pytest11`` entry point's ``pytest_editpred.plugin`` are that tree's (the editable
 install's finder comes after ``PYTHONPATH``). A probe plugin in every child writes
-where both were imported from, and the package's modules in ``sys.modules`` at
+where both were imported from, and every module in ``sys.modules``, at
 ``pytest_unconfigure`` (after the terminal summary, which imports modules of its
 own); a child that ran another tree's code stops the bench.
 
@@ -27,25 +28,29 @@ Figures, interleaved A/B (the order of the two trees alternates by round) over
   number of pytest_editpred modules imported.
 * **a run of one example**: the child's CPU time of the one-example run below, the
   fixed cost of a run with examples (the package's modules it imports: the providers,
-  the reports), which the start-up run above never reaches.
+  the reports), which the start-up run above never reaches; in each round the median
+  of ``--one-repeat`` runs (one run swings by a hundred milliseconds).
 * **per item**: ``--examples`` examples (``bench_provider``'s: a temporary git
   repository of standard-library modules, every cursor-file text distinct, offline)
-  through ``oracle`` (every item passes) and ``baseline`` (the built-in heuristic,
-  whose predictions here are wrong: every item FAILS and is judged in full, as most
-  of a real model's are), each without and with an ``--editpred-report`` JSONL. Per
-  item: ``(CPU(N) - CPU(1)) / (N - 1)`` of the child, the same for the wall time,
-  each round's from that round's two runs. ``diff`` is the candidate's per-item
-  figure minus the baseline's of the same round: median, and [min, max] over the
-  rounds (the spread, which is the noise: a diff inside it is none).
+  through the ``oracle`` provider (every item passes) and the ``baseline`` provider
+  (the built-in heuristic, whose predictions here are wrong: every item FAILS and is
+  judged in full, as most of a real model's are), each without and with an
+  ``--editpred-report`` JSONL. Per item: ``(CPU(N) - CPU(1)) / (N - 1)`` of the
+  child, each round's from its own runs (CPU(1) the round's median), the same for
+  the wall time. ``diff`` is the candidate's figure minus the baseline's of the same
+  round: median, and [min, max] over the rounds (the spread, which is the noise: a
+  diff inside it is none).
 * **modules**: for each run above, whether any of the judge's modules
-  (:data:`JUDGE_MODULES`) was imported, and the pytest_editpred modules only one of
-  the two trees imported.
+  (:data:`JUDGE_MODULES`) was imported, the pytest_editpred modules only one of the
+  two trees imported, and the other packages (top-level names) only one imported.
 
-How to read it: on a quiet machine the start-up wall time of the two trees is within
-a few milliseconds (pytest itself varies by more); a per-item ``diff`` whose
-[min, max] straddles 0 is no measurable cost. The judge's modules must read ``no`` in
-every candidate run. The machine's load average is printed first and last: figures
-taken under load are only good for the module lists.
+How to read it: a ``diff`` whose [min, max] straddles 0 is no measurable cost; on a
+quiet machine the start-up of the two trees is within a few milliseconds (pytest
+itself varies by more), a one-example run within a few tens, a per-item figure
+within a few tenths of a millisecond. The judge's modules must read ``no`` in every
+candidate run; a module list that differs says where a difference would come from
+(``httpx`` alone is some 100 ms of a one-example run). The load average is printed
+after every round: figures taken under load are only good for the module lists.
 """
 
 from __future__ import annotations
@@ -163,8 +168,10 @@ def judge_flag(modules: list[str]) -> str:
 class Bench:
     """The two trees, the inputs in ``work`` and every figure measured."""
 
-    def __init__(self, work: Path, trees: dict[str, Path], examples: int, modules: int, seed: int) -> None:
-        self.work, self.trees, self.examples = work, trees, examples
+    def __init__(
+        self, work: Path, trees: dict[str, Path], examples: int, one_repeat: int, modules: int, seed: int
+    ) -> None:
+        self.work, self.trees, self.examples, self.one_repeat = work, trees, examples, one_repeat
         (work / "bench_modules_probe.py").write_text(PROBE)
         self.out = work / "modules.json"
         os.environ["BENCH_MODULES_OUT"] = str(self.out)  # run_pytest's children inherit it
@@ -211,7 +218,9 @@ class Bench:
             self.startup.setdefault(("imports", name), []).append(imports)
         for label, extra in PER_ITEM:
             for name in order:
-                wall1, cpu1, _ = self.examples_run(name, self.one, extra)
+                ones = [self.examples_run(name, self.one, extra) for _ in range(self.one_repeat)]
+                wall1 = statistics.median(run[0] for run in ones)
+                cpu1 = statistics.median(run[1] for run in ones)
                 walln, cpun, counts = self.examples_run(name, self.many, extra)
                 self.modules[label, name] = self.modules.pop((extra[0], name))
                 self.per_item.setdefault((label, "cpu1", name), []).append(cpu1)
@@ -260,6 +269,9 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=2000, help="examples of the per-item runs (default 2,000)")
     parser.add_argument("--quick", action="store_true", help="200 examples")
     parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument(
+        "--one-repeat", type=int, default=3, help="one-example runs a round, of which the median (default 3)"
+    )
     parser.add_argument("--modules", type=int, default=30, help="standard-library modules in the repository")
     parser.add_argument("--seed", type=int, default=25)
     args = parser.parse_args()
@@ -279,7 +291,7 @@ def main() -> None:
             f"baseline {args.baseline}": unpack(args.baseline, work / "baseline"),
             f"candidate {args.candidate}" if args.candidate else "working tree": candidate,
         }
-        bench = Bench(work, trees, args.examples, args.modules, args.seed)
+        bench = Bench(work, trees, args.examples, args.one_repeat, args.modules, args.seed)
         bench.warm_up()
         names = list(trees)
         for round in range(args.repeat):
