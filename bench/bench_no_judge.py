@@ -1,8 +1,8 @@
 """What the LLM judge (``--editpred-qa``) costs a run that does not ask for one.
 
 Run by hand (not a test): ``python bench/bench_no_judge.py [--baseline 661f652]
-[--candidate REV] [--examples 2000] [--quick] [--repeat 5] [--one-repeat 3] [--modules 30]
-[--seed 25]``.
+[--candidate REV] [--examples 2000] [--quick] [--repeat 5] [--one-repeat 3]
+[--only RUN ...] [--modules 30] [--seed 25]``.
 
 The judge's code (``qa/``, ``providers/_judge.py``, ``integration/second_opinion.py``,
 the record's ``qa`` field and the reports' qa columns) must cost nothing when no judge
@@ -96,9 +96,9 @@ def pytest_unconfigure(config):
 #: The per-item runs: a label and their options beside ``bench_provider.run_pytest``'s.
 PER_ITEM = [
     ("oracle", ["--editpred-provider=oracle"]),
-    ("oracle + JSONL", ["--editpred-provider=oracle", "--editpred-report=run.jsonl"]),
+    ("oracle+JSONL", ["--editpred-provider=oracle", "--editpred-report=run.jsonl"]),
     ("baseline", ["--editpred-provider=baseline"]),
-    ("baseline + JSONL", ["--editpred-provider=baseline", "--editpred-report=run.jsonl"]),
+    ("baseline+JSONL", ["--editpred-provider=baseline", "--editpred-report=run.jsonl"]),
 ]
 PROBE_ARGS = ["-p", "bench_modules_probe"]
 ITEM_FIGURES = {"cpu1": "1-example run CPU, ms", "cpu": "CPU ms/item", "wall": "wall ms/item"}
@@ -169,9 +169,11 @@ class Bench:
     """The two trees, the inputs in ``work`` and every figure measured."""
 
     def __init__(
-        self, work: Path, trees: dict[str, Path], examples: int, one_repeat: int, modules: int, seed: int
+        self, work: Path, trees: dict[str, Path], runs: list[tuple[str, list[str]]], args: argparse.Namespace
     ) -> None:
-        self.work, self.trees, self.examples, self.one_repeat = work, trees, examples, one_repeat
+        self.work, self.trees, self.runs = work, trees, runs
+        self.examples, self.one_repeat = args.examples, args.one_repeat
+        examples, modules, seed = args.examples, args.modules, args.seed
         (work / "bench_modules_probe.py").write_text(PROBE)
         self.out = work / "modules.json"
         os.environ["BENCH_MODULES_OUT"] = str(self.out)  # run_pytest's children inherit it
@@ -204,7 +206,7 @@ class Bench:
         for name, tree in self.trees.items():
             _, _, data = startup_run(tree, self.empty, self.envs[name], self.out)
             importtime_run(self.empty, self.envs[name])
-            for _, extra in PER_ITEM:
+            for _, extra in self.runs:
                 self.examples_run(name, self.one, extra)
             print(f"{name}: pytest_editpred from {data['package']}, plugin {data['plugin']}")
 
@@ -216,7 +218,7 @@ class Bench:
             self.startup.setdefault(("cpu", name), []).append(cpu)
             imports = importtime_run(self.empty, self.envs[name]) / 1000
             self.startup.setdefault(("imports", name), []).append(imports)
-        for label, extra in PER_ITEM:
+        for label, extra in self.runs:
             for name in order:
                 ones = [self.examples_run(name, self.one, extra) for _ in range(self.one_repeat)]
                 wall1 = statistics.median(run[0] for run in ones)
@@ -237,18 +239,18 @@ class Bench:
         for key, title in titles.items():
             xs, ys = self.startup[key, a], self.startup[key, b]
             print(f"{title:<40} {spread(xs)} {spread(ys)}  {diff_cell(xs, ys)}")
-        for label, _ in PER_ITEM:
+        for label, _ in self.runs:
             for key, title in ITEM_FIGURES.items():
                 xs, ys = self.per_item[label, key, a], self.per_item[label, key, b]
                 print(f"{label + ': ' + title:<40} {spread(xs)} {spread(ys)}  {diff_cell(xs, ys)}")
-        passed = "; ".join(f"{label} {self.passed[label, a]}/{self.passed[label, b]}" for label, _ in PER_ITEM)
+        passed = "; ".join(f"{label} {self.passed[label, a]}/{self.passed[label, b]}" for label, _ in self.runs)
         print(f"passed of {self.examples} (A/B): {passed}")
 
     def print_modules(self) -> None:
         a, b = self.trees
         print("\nmodules imported (the last round's runs): pytest_editpred's, and the other packages"
               " (top-level names) only one tree's run imported")  # fmt: skip
-        for label in ["start-up", *(label for label, _ in PER_ITEM)]:
+        for label in ["start-up", *(label for label, _ in self.runs)]:
             every = {name: self.modules[label, name] for name in (a, b)}
             ours = {name: [m for m in every[name] if m.startswith("pytest_editpred")] for name in (a, b)}
             print(f"  {label}: pytest_editpred A {len(ours[a])}, B {len(ours[b])} (all: A {len(every[a])},"
@@ -272,6 +274,13 @@ def main() -> None:
     parser.add_argument(
         "--one-repeat", type=int, default=3, help="one-example runs a round, of which the median (default 3)"
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="RUN",
+        choices=[label for label, _ in PER_ITEM],
+        help=f"only these per-item runs, of {', '.join(label for label, _ in PER_ITEM)} (default all)",
+    )
     parser.add_argument("--modules", type=int, default=30, help="standard-library modules in the repository")
     parser.add_argument("--seed", type=int, default=25)
     args = parser.parse_args()
@@ -291,7 +300,8 @@ def main() -> None:
             f"baseline {args.baseline}": unpack(args.baseline, work / "baseline"),
             f"candidate {args.candidate}" if args.candidate else "working tree": candidate,
         }
-        bench = Bench(work, trees, args.examples, args.one_repeat, args.modules, args.seed)
+        runs = [(label, extra) for label, extra in PER_ITEM if not args.only or label in args.only]
+        bench = Bench(work, trees, runs, args)
         bench.warm_up()
         names = list(trees)
         for round in range(args.repeat):
