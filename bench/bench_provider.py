@@ -367,18 +367,25 @@ def pytest_unconfigure(config):
 
 
 def run_pytest(
-    work: Path, folder: Path, repo: Path, args: list[str], profile: Path | None = None, workers: int = 0
+    work: Path,
+    folder: Path,
+    repo: Path,
+    args: list[str],
+    profile: Path | None = None,
+    workers: int = 0,
+    tree: Path = REPO,
 ) -> tuple[float, float, dict[str, int], str]:
-    """One ``pytest`` child on ``folder`` (``-n workers``): (wall s, child CPU s,
-    outcome counts, tail); the CPU of each process is in :data:`LAST_CPU`."""
+    """One ``pytest`` child on ``folder`` (``-n workers``) with the package of the
+    source ``tree`` (this one by default): (wall s, child CPU s, outcome counts, tail);
+    the CPU of each process is in :data:`LAST_CPU`."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    # this tree's package, not wherever the editable install points; the CPU probe
+    # the tree's package, not wherever the editable install points; the CPU probe
     (work / "bench_cpu_probe.py").write_text(CPU_PROBE)
     probe = work / "cpu"
     shutil.rmtree(probe, ignore_errors=True)
     probe.mkdir()
     env["BENCH_CPU_OUT"] = str(probe)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(work), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join([str(tree), str(work), *filter(None, [os.environ.get("PYTHONPATH")])])
     prefix = [sys.executable, "-m", "pytest"]
     if profile is not None:
         env["BENCH_PROFILE_OUT"] = str(profile)

@@ -389,13 +389,16 @@ class Reporter:
         """``--editpred-qa``'s warnings: each problem once, and how many answers
         were not Zed's JSON (the items' ``qa.error``; ``qa.response`` keeps the text)."""
         from .._clip import escape_controls
-        from ..qa import PARSE_ERROR
 
         lines = [
             escape_controls(" ".join(f"editpred warning: judge: {message}".split("\n")))
             for message in self.judge_warnings
         ]
         asked = [r for r in self.records if isinstance(r.get("qa"), dict)]
+        if not asked:
+            return lines  # no judge: its package stays unimported
+        from ..qa import PARSE_ERROR
+
         unread = sum(1 for r in asked if (r.get("qa") or {}).get("error") == PARSE_ERROR)
         if unread:
             lines.append(

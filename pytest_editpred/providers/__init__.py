@@ -9,7 +9,8 @@ in ``BUILTIN``; third-party providers register under the entry-point group
 
 from __future__ import annotations
 
-from ._judge import JUDGES, JudgeAnswer, JudgeClient
+from typing import TYPE_CHECKING, Any
+
 from ._registry import (
     BUILTIN,
     Completion,
@@ -21,6 +22,9 @@ from ._registry import (
     sending,
     unused_options,
 )
+
+if TYPE_CHECKING:
+    from ._judge import JUDGES, JudgeAnswer, JudgeClient
 
 __all__ = [
     "BUILTIN",
@@ -36,3 +40,15 @@ __all__ = [
     "sending",
     "unused_options",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The LLM judge's client (and the HTTP transport under it) is imported on first
+    # use: a run that names no judge, with an offline provider, never loads httpx.
+    if name in ("JUDGES", "JudgeAnswer", "JudgeClient"):
+        from . import _judge
+
+        value = getattr(_judge, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
