@@ -103,6 +103,7 @@ def _threshold(text: str) -> int:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     from .._exceptions import EditPredError
+    from ..qa import parse_repair_answer
     from ._judging import ask_all
     from ._records import jsonl_refusal, read_reports, write_records
     from ._repairing import PROBLEMS, REASONS, plan
@@ -167,8 +168,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         answer = done.answers.get((file, index))
         if answer is None:
             return record
-        from ..qa import parse_repair_answer
-
         task = by_place[(file, index)]
         prediction = parse_repair_answer(answer, task.previous, task.input, task.teacher_prompt)
         repaired += prediction.actual_patch is not None
@@ -184,7 +183,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.warning(
             str(out),
             f"{unparsed} answer{'s were' if unparsed > 1 else ' was'} not read as a repair "
-            "(repair.error; asked again with --force)",
+            "(repair.error; asked again next time)",
         )
     skipped = sum(done.skipped.values())
     reasons = ", ".join(f"{done.skipped[r]} {r}" for r in REASONS if r in done.skipped)
