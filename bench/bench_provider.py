@@ -347,7 +347,7 @@ def print_profile(path: Path, top: int) -> None:
 # -- the runs ----------------------------------------------------------------------
 
 
-_OUTCOME = re.compile(r"(\d+) (passed|failed|error|errors)")
+OUTCOME = re.compile(r"(\d+) (passed|failed|error|errors)")
 
 
 #: A plugin loaded into the pytest child (``-p``): at the end, every process of the
@@ -404,7 +404,7 @@ def run_pytest(
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:]
     counts: dict[str, int] = {}
-    for number, word in _OUTCOME.findall(tail):
+    for number, word in OUTCOME.findall(tail):
         counts["error" if word.startswith("error") else word] = int(number)
     if done.returncode not in (0, 1) or not counts:
         raise SystemExit(f"pytest exited {done.returncode}: {tail}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")

@@ -36,6 +36,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_provider import OUTCOME  # noqa: E402  (a script beside this one)
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 FLASK = SHARED / "examples" / "zed" / "flask--add-test-function.md"
@@ -85,11 +89,7 @@ def run(args: list[str], cwd: Path) -> tuple[float, dict[str, int]]:
     )  # fmt: skip
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     tail = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-500:]
-    counts = {
-        word: int(n)
-        for n, word in (part.split()[:2] for part in tail.strip("= ").split(" in ")[0].split(", "))
-        if n.isdigit()
-    }
+    counts = {("error" if word.startswith("error") else word): int(n) for n, word in OUTCOME.findall(tail)}
     if done.returncode not in (0, 1) or not counts:
         raise SystemExit(
             f"pytest {' '.join(args)} exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"

@@ -124,7 +124,7 @@ def _chosen(
                 skip("no prediction")
                 continue
             example = found.example(record, report)
-            scene = found.scene(record, report, example) if not isinstance(example, Found) else example
+            scene = found.scene(record, report, example)
             if isinstance(scene, Found):
                 skip(scene.reason)
                 console.problem(where, scene.message, scene.fix)

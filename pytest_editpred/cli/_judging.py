@@ -104,7 +104,7 @@ def plan(
                 judged.skip("changes nothing")
                 continue
             example = examples.example(record, report)
-            scene = examples.scene(record, report, example) if not isinstance(example, Found) else example
+            scene = examples.scene(record, report, example)
             if isinstance(scene, Found):
                 judged.skip(scene.reason)
                 problem(where, scene.message, scene.fix)

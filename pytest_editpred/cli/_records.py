@@ -82,8 +82,12 @@ class RecordExamples:
         return examples[name]
 
     def scene(self, record: Mapping[str, Any], report: Path, example: Any) -> Any:
-        """The example's scene, or a :class:`Found` (``scene not rebuilt``)."""
+        """The example's scene, or a :class:`Found`: ``example`` itself when it is one
+        (no example, no scene), else ``scene not rebuilt``."""
         from .._exceptions import EditPredError
+
+        if isinstance(example, Found):
+            return example
 
         key = self.key(record, report)
         if key not in self._scenes:

@@ -142,7 +142,7 @@ def plan(
                      "Repair a run whose records keep the model's raw answer.")  # fmt: skip
                 continue
             example = examples.example(record, report)
-            scene = examples.scene(record, report, example) if not isinstance(example, Found) else example
+            scene = examples.scene(record, report, example)
             if isinstance(scene, Found):
                 left(scene.reason, where, scene.message, scene.fix)
                 continue
