@@ -114,3 +114,27 @@ def test_bad_ep_input_is_one_line_each(
     [line] = err.strip().splitlines()
     assert line.startswith(f"{two}:1: example and 1 other example: the judge (openai-chat jm) gave no answer")
     assert [json.loads(x) for x in refused.read_text().splitlines()] == [e1, e1]
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "line 2 is not an ep JSON example object"),  # deeper than any parser recurses
+        (b'{"name": "\xff\xfe"}', "line 2 is not an ep JSON example object"),  # not UTF-8
+        (b'{"name": "' + b"x" * 3000 + b'"}', "line 2 is over 2,000 bytes"),
+    ],
+    ids=["deep", "not-utf8", "huge"],
+)
+def test_a_hostile_ep_line_is_one_line(
+    tmp_path: Path, llm_server: LLMServer, capsys: pytest.CaptureFixture[str], line: bytes, message: str
+) -> None:
+    e1 = _pipeline_example("cart", E1_INPUTS, E1_PATCH, E1_ZETA2_PROMPT)
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(json.dumps(e1).encode() + b"\n" + line + b"\n")
+    out = tmp_path / "out.jsonl"
+    limit = "--editpred-max-example-bytes=2000" if "over" in message else "--editpred-max-example-bytes=4000000"
+    status, _, err = _judge(capsys, llm_server, str(source), "-o", str(out), limit)
+    assert status == 2
+    [said] = err.strip().splitlines()
+    assert said.startswith(f"{source}:2: {message}") and "Traceback" not in err
+    assert not out.exists() and not llm_server.requests

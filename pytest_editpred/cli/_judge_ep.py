@@ -32,12 +32,13 @@ def is_ep_file(path: Path) -> bool:
     that cannot be read so (a FIFO, a folder, no file) is left to the report reader,
     which names the problem."""
     from .._files import open_regular
+    from .._safe_json import loads_bounded
 
     try:
         with open_regular(path) as file:
             for line in iter(lambda: file.readline(_PEEK_BYTES), b""):
                 if line.strip():
-                    value = json.loads(line)
+                    value = loads_bounded(line)
                     return isinstance(value, dict) and "nodeid" not in value
     except (OSError, ValueError):
         return False
@@ -50,6 +51,7 @@ def _examples(path: Path, limit: int) -> list[tuple[int, dict[str, Any]]]:
     is not, or is over ``limit`` bytes, or for a file that cannot be read."""
     from .._exceptions import ConfigError
     from .._files import open_regular
+    from .._safe_json import loads_bounded
 
     examples: list[tuple[int, dict[str, Any]]] = []
     try:
@@ -65,7 +67,7 @@ def _examples(path: Path, limit: int) -> list[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    value = json.loads(line)
+                    value = loads_bounded(line)
                 except ValueError:
                     value = None
                 if not isinstance(value, dict):
