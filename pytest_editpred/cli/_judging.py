@@ -176,7 +176,8 @@ def ask_all(
             await client.aclose()
 
     asyncio.run(main())
-    return failures
+    # In the order the records come, not the order the answers did: the first one named.
+    return {message: sorted(lost, key=lambda task: (task.file, task.index)) for message, lost in failures.items()}
 
 
 def finish(console: Any, out: Path, judged: Judged, acceptable: int, unreadable: int, total: int, noun: str) -> int:
